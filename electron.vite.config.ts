@@ -1,0 +1,22 @@
+import { resolve } from 'node:path';
+import { defineConfig } from 'electron-vite';
+import vue from '@vitejs/plugin-vue';
+
+// main: the Electron main process plus the job worker it spawns; preload: CommonJS, as sandboxed preloads must be.
+export default defineConfig({
+  main: {
+    build: {
+      rollupOptions: { input: { index: resolve('electron/main/index.ts'), worker: resolve('engine/runs/worker.ts') } },
+    },
+  },
+  preload: {
+    build: {
+      rollupOptions: { input: { index: resolve('electron/preload/index.ts') }, output: { format: 'cjs', entryFileNames: '[name].cjs' } },
+    },
+  },
+  renderer: {
+    root: 'renderer',
+    build: { rollupOptions: { input: { index: resolve('renderer/index.html') } } },
+    plugins: [vue()],
+  },
+});

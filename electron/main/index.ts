@@ -1,0 +1,70 @@
+// The desktop shell's main process: one window, settings via electron-store, and IPC to the engine's service.
+// The renderer is sandboxed (contextIsolation, sandbox, no nodeIntegration); every IPC call is checked for its
+// sender and validated by the service before it runs. Jobs compute in worker processes, never here.
+import { app, BrowserWindow, ipcMain, shell, type IpcMainInvokeEvent } from 'electron';
+import Store from 'electron-store';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Settings } from '../../shared/settings';
+import { Service, type SettingsStore } from '../../engine/api';
+
+const rendererUrl = process.env.ELECTRON_RENDERER_URL; // electron-vite dev server, in development only
+const rendererFile = join(__dirname, '../renderer/index.html');
+let win: BrowserWindow | null = null;
+
+function settingsStore(): SettingsStore {
+  const store = new Store<Record<string, unknown>>({ name: 'config' });
+  const get = (): Settings => {
+    const parsed = Settings.safeParse(store.store);
+    return parsed.success ? parsed.data : Settings.parse({});
+  };
+  return { get, set: (patch) => ((store.store = Settings.parse({ ...get(), ...patch })), get()) };
+}
+
+// Only our own page may call the backend.
+function trusted(e: IpcMainInvokeEvent): boolean {
+  const url = e.senderFrame?.url ?? '';
+  const ours = rendererUrl ? url.startsWith(rendererUrl) : url.startsWith(pathToFileURL(rendererFile).href);
+  return ours && e.sender === win?.webContents;
+}
+
+async function main(): Promise<void> {
+  await app.whenReady();
+  const settings = settingsStore();
+  const service = new Service({
+    runsDir: settings.get().runsDir ?? join(app.getPath('userData'), 'runs'),
+    settings,
+    transport: 'ipc',
+    // Electron's own binary runs the bundled worker as plain Node.
+    worker: { command: process.execPath, args: (dir, resume) => [join(__dirname, 'worker.js'), dir, ...(resume ? ['--resume'] : [])], env: { ELECTRON_RUN_AS_NODE: '1' } },
+  });
+
+  ipcMain.handle('prh:call', (e, method: unknown, params: unknown) => {
+    if (!trusted(e)) throw new Error('untrusted sender');
+    if (typeof method !== 'string') throw new Error('bad call');
+    return service.dispatch(method, params);
+  });
+  service.subscribe((event) => win?.webContents.send('prh:event', event));
+
+  win = new BrowserWindow({
+    width: 1440, height: 960, title: 'prh-workbench', show: false,
+    webPreferences: { preload: join(__dirname, '../preload/index.cjs'), contextIsolation: true, sandbox: true, nodeIntegration: false, webSecurity: true, spellcheck: false },
+  });
+  win.once('ready-to-show', () => win?.show());
+  win.webContents.setWindowOpenHandler(({ url }) => {
+    if (/^https:\/\//.test(url)) void shell.openExternal(url); // links open in the user's browser, never in-app
+    return { action: 'deny' };
+  });
+  win.webContents.on('will-navigate', (e, url) => {
+    if (!(rendererUrl ? url.startsWith(rendererUrl) : url.startsWith('file://'))) e.preventDefault();
+  });
+  if (rendererUrl) await win.loadURL(rendererUrl);
+  else await win.loadFile(rendererFile);
+
+  app.on('window-all-closed', async () => {
+    await service.close(); // cancels running jobs gracefully; they resume later
+    app.quit();
+  });
+}
+
+void main();

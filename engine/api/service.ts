@@ -1,0 +1,90 @@
+// The one backend service: every transport (Electron IPC, `prh serve`) calls these methods, already
+// validated against shared/api.ts. It owns the run store and the scheduler; jobs compute in workers.
+import { join } from 'node:path';
+import { ApiParams, type Api, type ApiInput, type ApiMethod, type ApiResults } from '../../shared/api';
+import type { RunEvent } from '../../shared/runs';
+import type { Settings } from '../../shared/settings';
+import { renderFigure } from '../report';
+import { RunStore, Scheduler, type WorkerCommand } from '../runs';
+import { explore, prop2Demo, thm1Demo } from '../theory';
+import { writeFileAtomic } from '../atomic';
+
+export type SettingsStore = { get(): Settings; set(patch: Partial<Settings>): Settings };
+export type ServiceOptions = { runsDir: string; settings: SettingsStore; concurrency?: number; worker?: WorkerCommand; transport: 'ipc' | 'ws' };
+
+export class Service implements Api {
+  readonly store: RunStore;
+  readonly scheduler: Scheduler;
+  private readonly listeners = new Set<(e: RunEvent) => void>();
+
+  constructor(private readonly opts: ServiceOptions) {
+    this.store = new RunStore(opts.runsDir);
+    this.store.recover(); // runs a previous process left running are now `interrupted`
+    this.scheduler = new Scheduler(this.store, { concurrency: opts.concurrency ?? opts.settings.get().threads, worker: opts.worker });
+    this.scheduler.on('event', (e) => this.listeners.forEach((l) => l(e)));
+  }
+
+  subscribe(listener: (e: RunEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  // Validate and dispatch a call arriving from a transport (untrusted input).
+  async dispatch(method: string, params: unknown): Promise<unknown> {
+    if (!Object.hasOwn(ApiParams, method)) throw new Error(`unknown method ${JSON.stringify(method)}`);
+    const m = method as ApiMethod;
+    const parsed = ApiParams[m].parse(params ?? {});
+    return (this[m] as (p: unknown) => Promise<unknown>).call(this, parsed);
+  }
+
+  async version(): Promise<ApiResults['version']> {
+    return { app: 'prh-workbench 0.1.0', node: process.version, runsDir: this.store.root, concurrency: this.scheduler.concurrency, transport: this.opts.transport };
+  }
+  async listRuns() {
+    return this.store.list();
+  }
+  async getRun({ id }: ApiInput<'getRun'>) {
+    return { state: this.store.get(id), config: this.store.config(id), metrics: this.store.metrics(id) };
+  }
+  async startRun({ config }: ApiInput<'startRun'>) {
+    const parsed = ApiParams.startRun.parse({ config }).config;
+    const state = this.store.create(parsed);
+    return this.scheduler.submit(state.id);
+  }
+  async cancelRun({ id }: ApiInput<'cancelRun'>) {
+    return this.scheduler.cancel(id);
+  }
+  async resumeRun({ id }: ApiInput<'resumeRun'>) {
+    return this.scheduler.submit(id, true);
+  }
+  async theoryExplore(q: ApiInput<'theoryExplore'>) {
+    return explore(ApiParams.theoryExplore.parse(q)) as unknown as Record<string, unknown>;
+  }
+  async theoryThm1(q: ApiInput<'theoryThm1'>) {
+    return thm1Demo(ApiParams.theoryThm1.parse(q)) as unknown as Record<string, unknown>;
+  }
+  async theoryProp2(q: ApiInput<'theoryProp2'>) {
+    return prop2Demo(ApiParams.theoryProp2.parse(q)) as unknown as Record<string, unknown>;
+  }
+  // Renders the figure the user sees to a file; a run's figures are also kept in its report/ folder.
+  async exportFigure({ spec, format, runId }: ApiInput<'exportFigure'>) {
+    const { bytes, mime } = await renderFigure(spec, format);
+    const filename = `${spec.id}.${format}`;
+    let savedTo: string | null = null;
+    if (runId) {
+      savedTo = join(this.store.dir(runId), 'report', filename);
+      writeFileAtomic(savedTo, bytes);
+    }
+    return { filename, mime, base64: Buffer.from(bytes).toString('base64'), savedTo };
+  }
+  async getSettings() {
+    return this.opts.settings.get();
+  }
+  async setSettings(patch: ApiInput<'setSettings'>) {
+    return this.opts.settings.set(ApiParams.setSettings.parse(patch));
+  }
+
+  async close(): Promise<void> {
+    await this.scheduler.shutdown();
+  }
+}

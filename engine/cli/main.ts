@@ -1,0 +1,28 @@
+// `prh`: the workbench from the command line. Every command takes --json; exit codes: 0 ok, 1 failed,
+// 2 bad input, 3 diverged, 130 cancelled.
+import { Command } from 'commander';
+import { reportError } from './output';
+import { registerRuns } from './runs';
+import { registerTheory } from './theory';
+
+let exitCode = 0;
+const program = new Command('prh')
+  .description('prh-workbench: good views vs bad views vs next-token prediction, and the theory behind them')
+  .version('0.1.0')
+  .showHelpAfterError()
+  .exitOverride();
+
+registerRuns(program, (c) => (exitCode = c));
+registerTheory(program, (c) => (exitCode = c));
+
+try {
+  await program.parseAsync(process.argv);
+  process.exitCode = exitCode;
+} catch (err) {
+  const code = (err as { code?: string }).code;
+  if (code?.startsWith('commander.')) {
+    process.exitCode = code === 'commander.helpDisplayed' || code === 'commander.version' ? 0 : 2;
+  } else {
+    process.exitCode = reportError(err, process.argv.includes('--json'));
+  }
+}

@@ -1,0 +1,26 @@
+// How every command talks: one JSON document with --json, aligned tables otherwise; exit codes that mean something.
+import { ZodError } from 'zod';
+import { InputError } from '../errors';
+
+export const EXIT = { ok: 0, failed: 1, usage: 2, diverged: 3, cancelled: 130 } as const;
+
+export function printTable(rows: Record<string, unknown>[], columns?: string[]): void {
+  if (!rows.length) return console.log('(none)');
+  const cols = columns ?? Object.keys(rows[0]);
+  const cell = (v: unknown) => (typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toPrecision(4)) : v === null || v === undefined ? '' : String(v));
+  const table = [cols, ...rows.map((r) => cols.map((c) => cell(r[c])))];
+  const widths = cols.map((_, i) => Math.max(...table.map((r) => r[i].length)));
+  for (const [n, r] of table.entries()) {
+    console.log(r.map((v, i) => v.padEnd(widths[i])).join('  ').trimEnd());
+    if (n === 0) console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  }
+}
+
+// Errors a user can fix print just their message and exit 2; anything else is a bug and prints its stack.
+export function reportError(err: unknown, json: boolean): number {
+  const user = err instanceof InputError || err instanceof ZodError;
+  const message = err instanceof ZodError ? err.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('\n') : err instanceof Error ? err.message : String(err);
+  if (json) console.log(JSON.stringify({ error: message }));
+  else console.error(user ? `error: ${message}` : err instanceof Error ? err.stack : message);
+  return user ? EXIT.usage : EXIT.failed;
+}

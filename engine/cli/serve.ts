@@ -1,0 +1,101 @@
+// `prh serve`: the built renderer over HTTP plus the API over WebSocket, on 127.0.0.1 only, behind a random
+// token. The token arrives once in the printed URL, is swapped for an HttpOnly SameSite=Strict cookie, and
+// every later request (files and the WebSocket upgrade) must carry it; WebSocket origins must be this server.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { extname, join, normalize, sep } from 'node:path';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { WsRequest, type WsReply } from '../../shared/api';
+import type { Service } from '../api';
+
+const MIME: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml', '.png': 'image/png', '.woff2': 'font/woff2', '.json': 'application/json', '.ico': 'image/x-icon',
+};
+export const CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'";
+
+export type ServeOptions = { service: Service; rendererDir: string; host?: string; port?: number; token?: string };
+export type Serving = { server: Server; url: string; port: number; token: string; close(): Promise<void> };
+
+export async function serve(opts: ServeOptions): Promise<Serving> {
+  const host = opts.host ?? '127.0.0.1';
+  const token = opts.token ?? randomBytes(24).toString('hex');
+  if (!existsSync(join(opts.rendererDir, 'index.html'))) throw new Error(`no built renderer in ${opts.rendererDir}: run \`npm run build\` first`);
+  let port = 0;
+  const cookieName = () => `prh_token_${port}`;
+  const sameToken = (given: string | null | undefined) =>
+    !!given && given.length === token.length && timingSafeEqual(Buffer.from(given), Buffer.from(token));
+  const cookieToken = (req: IncomingMessage) =>
+    (req.headers.cookie ?? '').split(';').map((c) => c.trim().split('=')).find(([k]) => k === cookieName())?.[1];
+  const allowedOrigins = () => [`http://${host}:${port}`, `http://localhost:${port}`, `http://127.0.0.1:${port}`];
+
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', `http://${host}`);
+    if (sameToken(url.searchParams.get('token'))) {
+      // First visit: trade the URL token for a cookie, then drop it from the address bar.
+      res.writeHead(302, { 'Set-Cookie': `${cookieName()}=${token}; HttpOnly; SameSite=Strict; Path=/`, Location: url.pathname });
+      return res.end();
+    }
+    if (!sameToken(cookieToken(req))) return deny(res, 401, 'This workbench needs its token: open the URL that `prh serve` printed.');
+    if (req.method !== 'GET' && req.method !== 'HEAD') return deny(res, 405, 'method not allowed');
+    sendFile(res, opts.rendererDir, url.pathname);
+  });
+
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 * 1024 });
+  server.on('upgrade', (req, socket, head) => {
+    const url = new URL(req.url ?? '/', `http://${host}`);
+    const origin = req.headers.origin;
+    const authed = sameToken(cookieToken(req)) || sameToken(url.searchParams.get('token'));
+    if (url.pathname !== '/api' || !authed || (origin !== undefined && !allowedOrigins().includes(origin))) {
+      socket.write('HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n');
+      return socket.destroy();
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => connect(ws, opts.service));
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, host, () => resolve());
+  });
+  port = (server.address() as { port: number }).port;
+  return {
+    server, port, token, url: `http://${host}:${port}/?token=${token}`,
+    close: () => new Promise((resolve) => { wss.clients.forEach((c) => c.terminate()); server.close(() => resolve()); }),
+  };
+}
+
+function connect(ws: WebSocket, service: Service): void {
+  const send = (m: WsReply) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(m));
+  const unsubscribe = service.subscribe((event) => send({ event }));
+  ws.on('close', unsubscribe);
+  ws.on('message', async (data) => {
+    let req: WsRequest;
+    try {
+      req = WsRequest.parse(JSON.parse(String(data)));
+    } catch {
+      return ws.close(1003, 'malformed request');
+    }
+    try {
+      send({ id: req.id, result: await service.dispatch(req.method, req.params) });
+    } catch (err) {
+      send({ id: req.id, error: err instanceof Error ? err.message : String(err) });
+    }
+  });
+}
+
+function sendFile(res: ServerResponse, root: string, pathname: string): void {
+  const rel = normalize(decodeURIComponent(pathname)).replace(/^([/\\])+/, '');
+  let file = join(root, rel);
+  if (!file.startsWith(root + sep) && file !== root) return deny(res, 403, 'forbidden');
+  if (!existsSync(file) || statSync(file).isDirectory()) file = join(root, 'index.html'); // single-page app
+  const headers: Record<string, string> = { 'Content-Type': MIME[extname(file)] ?? 'application/octet-stream', 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' };
+  if (file.endsWith('.html')) Object.assign(headers, { 'Content-Security-Policy': CSP, 'X-Frame-Options': 'DENY', 'Referrer-Policy': 'no-referrer' });
+  res.writeHead(200, headers);
+  res.end(readFileSync(file));
+}
+
+function deny(res: ServerResponse, code: number, text: string): void {
+  res.writeHead(code, { 'Content-Type': 'text/plain; charset=utf-8' });
+  res.end(text + '\n');
+}

@@ -1,0 +1,43 @@
+// Reads a JSON file through a zod schema; every failure becomes an InputError naming the file and the
+// line:column (syntax) or the JSON path (schema: Karpathy and COCO files are one long line, so a path says more).
+import { readFileSync } from 'node:fs';
+import type { z } from 'zod';
+import { InputError } from '../errors';
+
+export function readText(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new InputError(`${file}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+}
+
+export const issuePath = (path: readonly PropertyKey[]): string =>
+  path.map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i ? '.' : ''}${String(p)}`)).join('') || '(top level)';
+
+export function parseJson<S extends z.ZodType>(file: string, text: string, schema: S): z.infer<S> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    const msg = (e as Error).message;
+    const pos = /position (\d+)/.exec(msg);
+    const at = pos ? lineColumn(text, Number(pos[1])) : text.trim() === '' ? 'empty file' : 'end of file';
+    throw new InputError(`${file}: invalid JSON at ${at}: ${msg.replace(/ in JSON at position \d+.*/, '')}`);
+  }
+  const r = schema.safeParse(raw);
+  if (!r.success) {
+    const issues = r.error.issues.slice(0, 3).map((i) => `${issuePath(i.path)}: ${i.message}`);
+    const more = r.error.issues.length > 3 ? ` (and ${r.error.issues.length - 3} more)` : '';
+    throw new InputError(`${file}: ${issues.join('; ')}${more}`);
+  }
+  return r.data;
+}
+
+export const readJson = <S extends z.ZodType>(file: string, schema: S): z.infer<S> => parseJson(file, readText(file), schema);
+
+function lineColumn(text: string, pos: number): string {
+  const before = text.slice(0, pos);
+  const line = before.split('\n').length;
+  return `line ${line}, column ${pos - before.lastIndexOf('\n')}`;
+}

@@ -1,0 +1,107 @@
+// Rasterises a scene into an anti-aliased PNG with image nuisance (position, size, rotation, brightness,
+// pixel noise). Colours and shapes are drawn as themselves so the image carries every marginal concept
+// (what a frozen image encoder must pick up), independent of the caption's nuisance.
+import { createCanvas, type Canvas, type SKRSContext2D } from '@napi-rs/canvas';
+import type { Background, Colour, Shape, Size } from './lexicon';
+import { Rng } from './rng';
+import type { Scene } from './scene';
+
+type RGB = readonly [number, number, number];
+const COLOUR_RGB: Record<Colour, RGB> = {
+  red: [220, 30, 30], orange: [245, 135, 0], yellow: [245, 220, 20], green: [30, 165, 50],
+  cyan: [0, 205, 215], blue: [35, 75, 225], purple: [135, 50, 190], pink: [250, 125, 195],
+};
+const BACKGROUND_RGB: Record<Background, RGB> = {
+  white: [245, 245, 245], black: [25, 25, 25], grey: [128, 128, 128],
+  sand: [215, 190, 140], sky: [165, 200, 240], wood: [115, 78, 45],
+};
+// Object radius as a fraction of a grid cell's side.
+const SIZE_RADIUS: Record<Size, number> = { small: 0.2, medium: 0.3, large: 0.42 };
+
+// Image nuisance; each draw is independent per object (position, scale, rotation) or per image (brightness, noise).
+export const IMAGE_NUISANCE = {
+  shift: 0.1, // max centre offset, fraction of a cell
+  scale: 0.08, // max relative radius change
+  rotation: (15 * Math.PI) / 180, // max |angle|, radians (small: a rotated square must not become a diamond)
+  brightness: 0.12, // max relative brightness change
+  noise: 6, // pixel noise std, in 0..255 units
+};
+
+function tracePath(ctx: SKRSContext2D, shape: Shape, r: number): void {
+  const poly = (pts: [number, number][]) => {
+    ctx.moveTo(pts[0][0], pts[0][1]);
+    for (const [x, y] of pts.slice(1)) ctx.lineTo(x, y);
+    ctx.closePath();
+  };
+  const ring = (n: number, radius: (k: number) => number, phase: number) =>
+    poly([...Array(n).keys()].map((k) => {
+      const a = phase + (2 * Math.PI * k) / n;
+      return [radius(k) * Math.cos(a), radius(k) * Math.sin(a)];
+    }));
+  switch (shape) {
+    case 'circle': ctx.arc(0, 0, 0.92 * r, 0, 2 * Math.PI); break;
+    case 'square': ctx.rect(-0.8 * r, -0.8 * r, 1.6 * r, 1.6 * r); break;
+    case 'triangle': ring(3, () => r, -Math.PI / 2); break;
+    case 'diamond': poly([[0, -r], [0.62 * r, 0], [0, r], [-0.62 * r, 0]]); break;
+    case 'star': ring(10, (k) => (k % 2 ? 0.45 * r : r), -Math.PI / 2); break;
+    case 'hexagon': ring(6, () => 0.95 * r, 0); break;
+    case 'cross': { // a saltire (x): a plus sign turned 45 degrees
+      const a = 0.28 * r, e = 0.95 * r;
+      const plus: [number, number][] = [[-a, -e], [a, -e], [a, -a], [e, -a], [e, a], [a, a], [a, e], [-a, e], [-a, a], [-e, a], [-e, -a], [-a, -a]];
+      const c = Math.SQRT1_2;
+      poly(plus.map(([x, y]) => [c * (x - y), c * (x + y)]));
+      break;
+    }
+    case 'heart':
+      ctx.moveTo(0, -0.45 * r);
+      ctx.bezierCurveTo(0, -0.85 * r, -r, -0.95 * r, -r, -0.3 * r);
+      ctx.bezierCurveTo(-r, 0.2 * r, -0.35 * r, 0.55 * r, 0, 0.95 * r);
+      ctx.bezierCurveTo(0.35 * r, 0.55 * r, r, 0.2 * r, r, -0.3 * r);
+      ctx.bezierCurveTo(r, -0.95 * r, 0, -0.85 * r, 0, -0.45 * r);
+      ctx.closePath();
+  }
+}
+
+const css = ([r, g, b]: RGB, k: number) =>
+  `rgb(${Math.min(255, Math.round(r * k))},${Math.min(255, Math.round(g * k))},${Math.min(255, Math.round(b * k))})`;
+
+// One canvas per image size, reused: creating a canvas costs more than drawing on it.
+const canvases = new Map<number, Canvas>();
+
+/** Scene `index` of the world with this seed as a `size` x `size` PNG. */
+export function renderScene(scene: Scene, size: number, seed: number, index: number): Buffer {
+  const rng = new Rng(seed, 5, index);
+  let canvas = canvases.get(size);
+  if (!canvas) canvases.set(size, (canvas = createCanvas(size, size)));
+  const ctx = canvas.getContext('2d');
+  const cell = size / 3;
+  const light = 1 + rng.uniform(-IMAGE_NUISANCE.brightness, IMAGE_NUISANCE.brightness);
+  ctx.setTransform(1, 0, 0, 1, 0, 0);
+  ctx.fillStyle = css(BACKGROUND_RGB[scene.background], light);
+  ctx.fillRect(0, 0, size, size);
+  for (const o of scene.objects) {
+    const [row, col] = [Math.floor(o.cell / 3), o.cell % 3];
+    const x = (col + 0.5 + rng.uniform(-IMAGE_NUISANCE.shift, IMAGE_NUISANCE.shift)) * cell;
+    const y = (row + 0.5 + rng.uniform(-IMAGE_NUISANCE.shift, IMAGE_NUISANCE.shift)) * cell;
+    const r = SIZE_RADIUS[o.size] * cell * (1 + rng.uniform(-IMAGE_NUISANCE.scale, IMAGE_NUISANCE.scale));
+    ctx.setTransform(1, 0, 0, 1, x, y);
+    ctx.rotate(rng.uniform(-IMAGE_NUISANCE.rotation, IMAGE_NUISANCE.rotation));
+    ctx.beginPath();
+    tracePath(ctx, o.shape, r);
+    ctx.fillStyle = css(COLOUR_RGB[o.colour], light);
+    ctx.fill();
+    // A darker rim keeps light objects visible on light backgrounds.
+    ctx.strokeStyle = css(COLOUR_RGB[o.colour], 0.55 * light);
+    ctx.lineWidth = Math.max(1, 0.08 * r);
+    ctx.stroke();
+  }
+  const img = ctx.getImageData(0, 0, size, size); // data: [size, size, 4] RGBA bytes
+  const d = img.data;
+  for (let i = 0; i < d.length; i += 4) {
+    d[i] += IMAGE_NUISANCE.noise * rng.normal(); // Uint8ClampedArray rounds and clamps
+    d[i + 1] += IMAGE_NUISANCE.noise * rng.normal();
+    d[i + 2] += IMAGE_NUISANCE.noise * rng.normal();
+  }
+  ctx.putImageData(img, 0, 0);
+  return canvas.encodeSync('png');
+}

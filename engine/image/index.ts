@@ -1,0 +1,8 @@
+// Frozen image encoders as ONNX: sessions, model specs and presets, preprocessing, batched and cached embedding.
+export { type CachedEmbedding, EmbeddingRecord, RESAMPLER, cacheKey, embedCached, readImageEmbeddings, recordPath, writeImageEmbeddings } from './cache';
+export { type BadImagePolicy, type EmbedOptions, type ImageEmbeddings, type ImageRef, type SkippedImage, embedImages } from './embed';
+export { type EncoderOptions, type ImageEncoder, openImageEncoder } from './encoder';
+export { listImages } from './image-list';
+export { BadImageError, Preprocessor, cropRect, decodeImage, preprocessFile } from './preprocess';
+export { Device, type Session, type SessionOptions, cudaProviderPath, openSession } from './session';
+export { ImageSpec, Pool, Preset, type SpecOverrides, detectPreset, isDinov2Layout, resolveSpec } from './spec';

@@ -1,0 +1,62 @@
+// onnxruntime-node sessions: CPU with explicit thread counts by default; the CUDA execution provider when the
+// user installed it (`npm install onnxruntime-node --onnxruntime-node-install=cuda12`), else CPU with a message.
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import * as ort from 'onnxruntime-node';
+import { z } from 'zod';
+import { InputError } from '../errors';
+
+export const Device = z.enum(['auto', 'cpu', 'cuda']);
+export type Device = z.infer<typeof Device>;
+
+export type SessionOptions = {
+  device?: Device; // auto: CUDA when its provider library is installed, else CPU
+  threads?: number; // intra-op threads on CPU; 0 lets onnxruntime pick (one per core)
+  log?: (message: string) => void; // where the fallback notice goes
+};
+
+export type Session = { session: ort.InferenceSession; device: 'cpu' | 'cuda' };
+
+// The CUDA provider ships outside the npm tarball; its postinstall puts it next to the binding.
+export function cudaProviderPath(): string {
+  const pkg = dirname(createRequire(import.meta.url).resolve('onnxruntime-node/package.json'));
+  return join(pkg, 'bin', 'napi-v6', process.platform, process.arch, 'libonnxruntime_providers_cuda.so');
+}
+
+const cpuOptions = (threads: number): ort.InferenceSession.SessionOptions => ({
+  executionProviders: ['cpu'],
+  intraOpNumThreads: threads,
+  interOpNumThreads: 1,
+  executionMode: 'sequential',
+  graphOptimizationLevel: 'all',
+  logSeverityLevel: 3, // errors only: onnxruntime's warnings are not the user's business
+});
+
+async function create(model: Uint8Array, options: ort.InferenceSession.SessionOptions, source: string): Promise<ort.InferenceSession> {
+  try {
+    return await ort.InferenceSession.create(model, options);
+  } catch (err) {
+    throw new InputError(`${source}: onnxruntime cannot load the model: ${(err as Error).message.split('\n')[0]}`);
+  }
+}
+
+export async function openSession(model: Uint8Array, source: string, opts: SessionOptions = {}): Promise<Session> {
+  const device = opts.device ?? 'auto';
+  const threads = opts.threads ?? 0;
+  const log = opts.log ?? ((m: string) => console.warn(m));
+  if (device !== 'cpu') {
+    const installed = existsSync(cudaProviderPath());
+    if (installed) {
+      try {
+        const session = await ort.InferenceSession.create(model, { ...cpuOptions(threads), executionProviders: ['cuda', 'cpu'] });
+        return { session, device: 'cuda' };
+      } catch (err) {
+        log(`CUDA execution provider failed (${(err as Error).message.split('\n')[0]}); using the CPU`);
+      }
+    } else if (device === 'cuda') {
+      log('CUDA execution provider is not installed (npm install onnxruntime-node --onnxruntime-node-install=cuda12); using the CPU');
+    }
+  }
+  return { session: await create(model, cpuOptions(threads), source), device: 'cpu' };
+}

@@ -1,0 +1,152 @@
+// A ViT in the Hugging Face Dinov2Model ONNX layout: `pixel_values` [N,3,H,W] -> `last_hidden_state` [N,1+P,D]
+// and `pooler_output` [N,D] (the layer-normed CLS row). Weights are named and shaped exactly as in a HF Dinov2
+// state dict (torch Linear weights are [out, in]), so a real checkpoint, random weights or a model trained in
+// tfjs all export through this one builder and then run through the same `dinov2` image path.
+import { z } from 'zod';
+import { InputError } from '../../errors';
+import { Rng } from '../rng';
+import { ElemType, GraphBuilder, valueInfo } from './graph-builder';
+
+export const VitConfig = z
+  .object({
+    imageSize: z.number().int().positive(), // square input side, px (the position table covers (imageSize/patchSize)^2 patches)
+    patchSize: z.number().int().positive(),
+    hidden: z.number().int().positive(), // D
+    depth: z.number().int().positive(), // number of blocks
+    heads: z.number().int().positive(),
+    mlp: z.number().int().positive(), // MLP hidden width (4D in DINOv2)
+    layerNormEps: z.number().positive().default(1e-6),
+  })
+  .refine((c) => c.imageSize % c.patchSize === 0, 'imageSize must be a multiple of patchSize')
+  .refine((c) => c.hidden % c.heads === 0, 'hidden must be a multiple of heads');
+export type VitConfig = z.infer<typeof VitConfig>;
+
+// Named weights, HF Dinov2 names -> row-major float32 data.
+export type VitWeights = Record<string, Float32Array>;
+
+// ViT-S/14 at 224 px (DINOv2-small's shape, with the position table sized for 224 rather than 518 px).
+export const VIT_S14: VitConfig = { imageSize: 224, patchSize: 14, hidden: 384, depth: 12, heads: 6, mlp: 1536, layerNormEps: 1e-6 };
+
+export const numPatches = (c: VitConfig): number => (c.imageSize / c.patchSize) ** 2;
+
+// Every tensor the graph reads, with its HF shape.
+export function vitWeightShapes(c: VitConfig): Record<string, number[]> {
+  const { hidden: D, mlp: M, patchSize: p } = c;
+  const s: Record<string, number[]> = {
+    'embeddings.cls_token': [1, 1, D],
+    'embeddings.position_embeddings': [1, 1 + numPatches(c), D],
+    'embeddings.patch_embeddings.projection.weight': [D, 3, p, p],
+    'embeddings.patch_embeddings.projection.bias': [D],
+  };
+  for (let i = 0; i < c.depth; i++) {
+    const l = `encoder.layer.${i}`;
+    for (const n of ['norm1', 'norm2']) Object.assign(s, { [`${l}.${n}.weight`]: [D], [`${l}.${n}.bias`]: [D] });
+    for (const n of ['query', 'key', 'value'])
+      Object.assign(s, { [`${l}.attention.attention.${n}.weight`]: [D, D], [`${l}.attention.attention.${n}.bias`]: [D] });
+    Object.assign(s, {
+      [`${l}.attention.output.dense.weight`]: [D, D],
+      [`${l}.attention.output.dense.bias`]: [D],
+      [`${l}.layer_scale1.lambda1`]: [D],
+      [`${l}.mlp.fc1.weight`]: [M, D],
+      [`${l}.mlp.fc1.bias`]: [M],
+      [`${l}.mlp.fc2.weight`]: [D, M],
+      [`${l}.mlp.fc2.bias`]: [D],
+      [`${l}.layer_scale2.lambda1`]: [D],
+    });
+  }
+  s['layernorm.weight'] = [D];
+  s['layernorm.bias'] = [D];
+  return s;
+}
+
+// Random but non-degenerate: every tensor (biases, norms and LayerScale included) is perturbed, so a test
+// against a reference catches a mis-wired tensor. Matrices ~ N(0, 0.02^2) as in HF's initialiser.
+export function randomVitWeights(c: VitConfig, seed: number): VitWeights {
+  const w: VitWeights = {};
+  for (const [name, shape] of Object.entries(vitWeightShapes(c))) {
+    const rng = Rng.seeded(seed, name);
+    const around = /norm\d?\.weight$|layernorm\.weight$|lambda1$/.test(name) ? 1 : 0;
+    const sd = around ? 0.1 : name.endsWith('.bias') ? 0.05 : 0.02;
+    w[name] = Float32Array.from({ length: shape.reduce((a, b) => a * b, 1) }, () => around + sd * rng.normal());
+  }
+  return w;
+}
+
+function checkWeights(c: VitConfig, w: VitWeights): void {
+  const shapes = vitWeightShapes(c);
+  const missing = Object.keys(shapes).filter((k) => !(k in w));
+  if (missing.length)
+    throw new InputError(`ViT weights: missing ${missing.length} tensor(s), e.g. ${missing.slice(0, 3).join(', ')}`);
+  for (const [k, shape] of Object.entries(shapes)) {
+    const n = shape.reduce((a, b) => a * b, 1);
+    if (w[k].length !== n) throw new InputError(`ViT weight ${k}: expected ${n} values for shape [${shape}], got ${w[k].length}`);
+  }
+}
+
+// The intermediate tensor holding the hidden states after block i ([N,1+P,D], HF `hidden_states[i+1]`),
+// named so the intermediate-output path can expose it.
+export const blockOutputName = (i: number): string => `encoder.layer.${i}.output`;
+
+export function buildVitOnnx(cfg: VitConfig, weights: VitWeights): Uint8Array {
+  const c = VitConfig.parse(cfg);
+  checkWeights(c, weights);
+  const { hidden: D, heads: H, patchSize: p, imageSize: S } = c;
+  const dh = D / H;
+  const g = new GraphBuilder();
+  const w = (name: string): string => g.weight(name, vitWeightShapes(c)[name], weights[name]);
+  // torch Linear y = x W^T + b; the Transpose of a constant is folded by onnxruntime at load time.
+  const linear = (x: string, prefix: string): string =>
+    g.op('Add', [g.op('MatMul', [x, g.op('Transpose', [w(`${prefix}.weight`)], { perm: [1, 0] })]), w(`${prefix}.bias`)]);
+  const layerNorm = (x: string, prefix: string): string =>
+    g.op('LayerNormalization', [x, w(`${prefix}.weight`), w(`${prefix}.bias`)], { axis: -1, epsilon: c.layerNormEps });
+
+  // Patch embedding: Conv [N,D,g,g] -> [N,P,D]; CLS expanded to the batch, prepended; position table added.
+  const conv = g.op('Conv', ['pixel_values', w('embeddings.patch_embeddings.projection.weight'), w('embeddings.patch_embeddings.projection.bias')], {
+    kernel_shape: [p, p],
+    strides: [p, p],
+  });
+  const patches = g.op('Transpose', [g.op('Reshape', [conv, g.ints([0, D, -1])])], { perm: [0, 2, 1] });
+  const batch = g.op('Slice', [g.op('Shape', ['pixel_values']), g.ints([0]), g.ints([1])]);
+  const clsShape = g.op('Concat', [batch, g.ints([1, D])], { axis: 0 });
+  const cls = g.op('Expand', [w('embeddings.cls_token'), clsShape]);
+  let h = g.op('Add', [g.op('Concat', [cls, patches], { axis: 1 }), w('embeddings.position_embeddings')]);
+
+  const headShape = g.ints([0, 0, H, dh]);
+  const sqrtDh = g.scalar(Math.sqrt(dh));
+  const sqrt2 = g.scalar(Math.SQRT2);
+  const one = g.scalar(1);
+  const half = g.scalar(0.5);
+  for (let i = 0; i < c.depth; i++) {
+    const l = `encoder.layer.${i}`;
+    // Attention: q,v -> [N,H,S,dh], k -> [N,H,dh,S]; scores divided by sqrt(dh) as in HF.
+    const x = layerNorm(h, `${l}.norm1`);
+    const heads = (name: string, perm: number[]): string =>
+      g.op('Transpose', [g.op('Reshape', [linear(x, `${l}.attention.attention.${name}`), headShape])], { perm });
+    const q = heads('query', [0, 2, 1, 3]);
+    const k = heads('key', [0, 2, 3, 1]);
+    const v = heads('value', [0, 2, 1, 3]);
+    const att = g.op('Softmax', [g.op('Div', [g.op('MatMul', [q, k]), sqrtDh])], { axis: -1 });
+    const ctx = g.op('Reshape', [g.op('Transpose', [g.op('MatMul', [att, v])], { perm: [0, 2, 1, 3] }), g.ints([0, 0, D])]);
+    const attnOut = linear(ctx, `${l}.attention.output.dense`);
+    h = g.op('Add', [h, g.op('Mul', [attnOut, w(`${l}.layer_scale1.lambda1`)])]);
+    // MLP with exact GELU written as (x*(Erf(x/sqrt2)+1))*0.5 with Div: the pattern onnxruntime fuses into Gelu.
+    const f = linear(layerNorm(h, `${l}.norm2`), `${l}.mlp.fc1`);
+    const gelu = g.op('Mul', [g.op('Mul', [f, g.op('Add', [g.op('Erf', [g.op('Div', [f, sqrt2])]), one])]), half]);
+    const mlpOut = linear(gelu, `${l}.mlp.fc2`);
+    h = g.op('Add', [h, g.op('Mul', [mlpOut, w(`${l}.layer_scale2.lambda1`)])], {}, blockOutputName(i));
+  }
+  const last = g.op('LayerNormalization', [h, w('layernorm.weight'), w('layernorm.bias')], { axis: -1, epsilon: c.layerNormEps }, 'last_hidden_state');
+  g.op('Gather', [last, g.ints([0], 'cls_index')], { axis: 1 }, 'pooler_gather');
+  g.op('Squeeze', ['pooler_gather', g.ints([1])], {}, 'pooler_output');
+
+  const tokens = 1 + numPatches(c);
+  return g.encode(
+    [valueInfo('pixel_values', ElemType.FLOAT, ['batch_size', 3, S, S])],
+    [
+      valueInfo('last_hidden_state', ElemType.FLOAT, ['batch_size', tokens, D]),
+      valueInfo('pooler_output', ElemType.FLOAT, ['batch_size', D]),
+    ],
+    'dinov2_vit',
+    JSON.stringify({ layout: 'hf-dinov2', config: c }),
+  );
+}

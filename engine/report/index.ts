@@ -1,0 +1,2 @@
+// Report: figures (and later tables) written for papers.
+export { renderFigure } from './figure';

@@ -1,0 +1,213 @@
+// WordPiece tokenizer: BERT-uncased normalisation and pre-tokenisation, greedy longest-match-first subwords.
+// Hand-written because no maintained JS package both trains WordPiece and reads Hugging Face tokenizer.json
+// (the HF `tokenizers` binding is a native download). Runs save it as tokenizer.json in the HF layout, so the
+// paper's bert-base-uncased file and our trained ones load through the same path.
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { writeJsonAtomic } from '../atomic';
+import { InputError } from '../errors';
+
+export const SPECIALS = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]'] as const;
+
+export type Tokenizer = {
+  vocab: string[]; // id -> token
+  ids: Map<string, number>; // token -> id
+  pad: number;
+  unk: number;
+  cls: number;
+  sep: number;
+  mask: number;
+  lowercase: boolean;
+  stripAccents: boolean;
+  prefix: string; // continuing-subword prefix, '##'
+  maxCharsPerWord: number;
+};
+
+const isPunct = (ch: string): boolean => {
+  const c = ch.codePointAt(0)!;
+  if ((c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) || (c >= 123 && c <= 126)) return true;
+  return /\p{P}/u.test(ch);
+};
+const isCjk = (c: number): boolean =>
+  (c >= 0x4e00 && c <= 0x9fff) || (c >= 0x3400 && c <= 0x4dbf) || (c >= 0x20000 && c <= 0x2a6df) || (c >= 0x2a700 && c <= 0x2b73f) ||
+  (c >= 0x2b740 && c <= 0x2b81f) || (c >= 0x2b820 && c <= 0x2ceaf) || (c >= 0xf900 && c <= 0xfaff) || (c >= 0x2f800 && c <= 0x2fa1f);
+
+// BertNormalizer (clean text, CJK spacing, lowercase, strip accents) + BertPreTokenizer (whitespace and punctuation).
+export function preTokenize(text: string, lowercase = true, stripAccents = true): string[] {
+  let s = '';
+  for (const ch of text) {
+    const c = ch.codePointAt(0)!;
+    if (c === 0 || c === 0xfffd || (/\p{Cc}|\p{Cf}/u.test(ch) && !/\s/.test(ch))) continue;
+    s += /\s/.test(ch) ? ' ' : isCjk(c) ? ` ${ch} ` : ch;
+  }
+  if (lowercase) s = s.toLowerCase();
+  if (stripAccents) s = s.normalize('NFD').replace(/\p{Mn}/gu, '');
+  const words: string[] = [];
+  for (const chunk of s.split(' ')) {
+    let cur = '';
+    for (const ch of chunk) {
+      if (isPunct(ch)) {
+        if (cur) words.push(cur);
+        words.push(ch);
+        cur = '';
+      } else cur += ch;
+    }
+    if (cur) words.push(cur);
+  }
+  return words;
+}
+
+function wordPieces(tk: Tokenizer, word: string): number[] {
+  const chars = [...word];
+  if (chars.length > tk.maxCharsPerWord) return [tk.unk];
+  const out: number[] = [];
+  for (let start = 0; start < chars.length; ) {
+    let end = chars.length, id = -1;
+    for (; end > start; end--) {
+      const piece = (start > 0 ? tk.prefix : '') + chars.slice(start, end).join('');
+      const i = tk.ids.get(piece);
+      if (i !== undefined) {
+        id = i;
+        break;
+      }
+    }
+    if (id < 0) return [tk.unk];
+    out.push(id);
+    start = end;
+  }
+  return out;
+}
+
+// Caption -> token ids without [CLS]/[SEP] (the views add them after cropping).
+export const encodeText = (tk: Tokenizer, text: string): number[] =>
+  preTokenize(text, tk.lowercase, tk.stripAccents).flatMap((w) => wordPieces(tk, w));
+
+export const decodeIds = (tk: Tokenizer, ids: ArrayLike<number>): string[] => Array.from(ids, (i) => tk.vocab[i] ?? '[?]');
+
+function build(vocab: string[], opts: { lowercase: boolean; stripAccents: boolean; prefix: string; maxCharsPerWord: number; unk: string }, source: string): Tokenizer {
+  const ids = new Map(vocab.map((t, i) => [t, i]));
+  const need = (t: string) => {
+    const i = ids.get(t);
+    if (i === undefined) throw new InputError(`${source}: vocabulary lacks the special token ${t}`);
+    return i;
+  };
+  const { unk, ...rest } = opts;
+  return { vocab, ids, pad: need('[PAD]'), unk: need(unk), cls: need('[CLS]'), sep: need('[SEP]'), mask: need('[MASK]'), ...rest };
+}
+
+// Training as Hugging Face's WordPieceTrainer does it (a BPE trainer with the '##' prefix): start from characters,
+// repeatedly merge the most frequent adjacent pair (ties: the lexically smallest) until the vocabulary is full.
+export function trainWordPiece(texts: Iterable<string>, vocabSize: number, minFrequency = 2): Tokenizer {
+  const counts = new Map<string, number>();
+  for (const t of texts) for (const w of preTokenize(t)) counts.set(w, (counts.get(w) ?? 0) + 1);
+  const words = [...counts.keys()].sort();
+  const freq = words.map((w) => counts.get(w)!);
+  const vocab: string[] = [...SPECIALS];
+  const seen = new Set<string>(vocab);
+  const addTok = (t: string) => {
+    if (!seen.has(t)) {
+      seen.add(t);
+      vocab.push(t);
+    }
+  };
+  // Alphabet first (sorted), so every word is encodable: first chars bare, later chars with the prefix.
+  const alphabet = new Set<string>();
+  const symbols = words.map((w) => [...w].map((ch, i) => (i ? '##' + ch : ch)));
+  for (const s of symbols) for (const x of s) alphabet.add(x);
+  [...alphabet].sort().forEach(addTok);
+  // pair "a b" -> weighted count, and the words holding it (kept incrementally so each merge touches few words).
+  const pairCount = new Map<string, number>();
+  const pairWords = new Map<string, Set<number>>();
+  const key = (a: string, b: string) => `${a} ${b}`;
+  const addPairs = (wi: number, sign: number) => {
+    const s = symbols[wi];
+    for (let i = 0; i + 1 < s.length; i++) {
+      const k = key(s[i], s[i + 1]);
+      pairCount.set(k, (pairCount.get(k) ?? 0) + sign * freq[wi]);
+      if (sign > 0) (pairWords.get(k) ?? pairWords.set(k, new Set()).get(k)!).add(wi);
+    }
+  };
+  symbols.forEach((_, wi) => addPairs(wi, 1));
+  while (vocab.length < vocabSize) {
+    let best = '', bestCount = 0;
+    for (const [k, c] of pairCount) if (c > bestCount || (c === bestCount && c > 0 && k < best)) [best, bestCount] = [k, c];
+    if (bestCount < minFrequency) break;
+    const [a, b] = best.split(' ');
+    const merged = a + b.replace(/^##/, '');
+    addTok(merged);
+    for (const wi of pairWords.get(best) ?? []) {
+      const s = symbols[wi];
+      addPairs(wi, -1);
+      const next: string[] = [];
+      for (let i = 0; i < s.length; i++)
+        if (i + 1 < s.length && s[i] === a && s[i + 1] === b) {
+          next.push(merged);
+          i++;
+        } else next.push(s[i]);
+      symbols[wi] = next;
+      addPairs(wi, 1);
+    }
+    pairWords.delete(best);
+    pairCount.delete(best);
+  }
+  return build(vocab, { lowercase: true, stripAccents: true, prefix: '##', maxCharsPerWord: 100, unk: '[UNK]' }, 'trained tokenizer');
+}
+
+// The subset of HF tokenizer.json this reads: a WordPiece model with a BertNormalizer.
+const HfTokenizerJson = z.object({
+  normalizer: z
+    .object({ type: z.string(), lowercase: z.boolean().optional(), strip_accents: z.boolean().nullable().optional() })
+    .nullable()
+    .optional(),
+  model: z.object({
+    type: z.literal('WordPiece'),
+    unk_token: z.string().default('[UNK]'),
+    continuing_subword_prefix: z.string().default('##'),
+    max_input_chars_per_word: z.number().int().positive().default(100),
+    vocab: z.record(z.string(), z.number().int().nonnegative()),
+  }),
+});
+
+export function loadTokenizer(path: string): Tokenizer {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new InputError(`${path}: cannot read tokenizer JSON (${(err as Error).message})`);
+  }
+  const parsed = HfTokenizerJson.safeParse(raw);
+  if (!parsed.success)
+    throw new InputError(`${path}: expected a Hugging Face tokenizer.json with a WordPiece model (${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message})`);
+  const { model, normalizer } = parsed.data;
+  const vocab: string[] = [];
+  for (const [tok, id] of Object.entries(model.vocab)) vocab[id] = tok;
+  for (let i = 0; i < vocab.length; i++) if (vocab[i] === undefined) throw new InputError(`${path}: vocabulary has no token with id ${i}`);
+  const lowercase = normalizer?.lowercase ?? true;
+  // HF: strip_accents null means "follow lowercase"
+  const stripAccents = normalizer?.strip_accents ?? lowercase;
+  return build(vocab, { lowercase, stripAccents, prefix: model.continuing_subword_prefix, maxCharsPerWord: model.max_input_chars_per_word, unk: model.unk_token }, path);
+}
+
+// Writes the HF layout (normalizer, pre-tokenizer, WordPiece model, special tokens) so HF can load it too.
+export function saveTokenizer(tk: Tokenizer, path: string): void {
+  const specials = [tk.pad, tk.unk, tk.cls, tk.sep, tk.mask];
+  writeJsonAtomic(path, {
+    version: '1.0',
+    truncation: null,
+    padding: null,
+    added_tokens: specials.map((id) => ({ id, content: tk.vocab[id], single_word: false, lstrip: false, rstrip: false, normalized: false, special: true })),
+    normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: tk.stripAccents, lowercase: tk.lowercase },
+    pre_tokenizer: { type: 'BertPreTokenizer' },
+    post_processor: {
+      type: 'TemplateProcessing',
+      single: [{ SpecialToken: { id: '[CLS]', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '[SEP]', type_id: 0 } }],
+      pair: [
+        { SpecialToken: { id: '[CLS]', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '[SEP]', type_id: 0 } },
+        { Sequence: { id: 'B', type_id: 1 } }, { SpecialToken: { id: '[SEP]', type_id: 1 } },
+      ],
+      special_tokens: Object.fromEntries(['[CLS]', '[SEP]'].map((t) => [t, { id: t, ids: [tk.ids.get(t)], tokens: [t] }])),
+    },
+    decoder: { type: 'WordPiece', prefix: tk.prefix, cleanup: true },
+    model: { type: 'WordPiece', unk_token: tk.vocab[tk.unk], continuing_subword_prefix: tk.prefix, max_input_chars_per_word: tk.maxCharsPerWord, vocab: Object.fromEntries(tk.vocab.map((t, i) => [t, i])) },
+  });
+}

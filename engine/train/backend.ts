@@ -1,0 +1,129 @@
+// Which tfjs backend trains: tfjs-node-gpu > tfjs-node > wasm (SIMD), picked at run time, plus the fixes the
+// wasm backend needs to train a transformer at usable speed (measured in shared/docs/probe-engines.md §1).
+import * as tf from '@tensorflow/tfjs';
+import { InputError } from '../errors';
+
+export const BACKENDS = ['auto', 'tensorflow-gpu', 'tensorflow', 'wasm', 'cpu'] as const;
+export type BackendChoice = (typeof BACKENDS)[number];
+export type BackendInfo = { name: string; package: string; threads: number };
+
+let chosen: BackendInfo | null = null;
+
+// The native bindings are opt-in installs (`npm run install:gpu|native`), so they are probed with a dynamic import.
+async function tryNative(pkg: string): Promise<boolean> {
+  try {
+    await import(/* @vite-ignore */ pkg);
+    return tf.setBackend('tensorflow');
+  } catch {
+    return false;
+  }
+}
+
+export async function initBackend(choice: BackendChoice = 'auto', threads = 1): Promise<BackendInfo> {
+  if (chosen) {
+    if (choice === 'auto' || chosen.package.endsWith(choice) || choice === chosen.name) return chosen;
+    throw new InputError(`backend already initialised as ${chosen.name}; cannot switch to ${choice} in one process`);
+  }
+  if (choice === 'auto' || choice === 'tensorflow-gpu')
+    if (await tryNative('@tensorflow/tfjs-node-gpu')) return (chosen = { name: 'tensorflow-gpu', package: '@tensorflow/tfjs-node-gpu', threads: 0 });
+    else if (choice === 'tensorflow-gpu') throw new InputError('backend tensorflow-gpu: @tensorflow/tfjs-node-gpu is not installed (npm run install:gpu)');
+  if (choice === 'auto' || choice === 'tensorflow')
+    if (await tryNative('@tensorflow/tfjs-node')) return (chosen = { name: 'tensorflow', package: '@tensorflow/tfjs-node', threads: 0 });
+    else if (choice === 'tensorflow') throw new InputError('backend tensorflow: @tensorflow/tfjs-node is not installed (npm run install:native)');
+  if (choice === 'cpu') {
+    await tf.setBackend('cpu');
+    registerSegmentSum('cpu');
+    return (chosen = { name: 'cpu', package: '@tensorflow/tfjs', threads: 1 });
+  }
+  const n = threads > 1 ? await enableWasmThreads(threads) : 1;
+  await import('@tensorflow/tfjs-backend-wasm');
+  if (!(await tf.setBackend('wasm'))) throw new Error('tfjs wasm backend failed to initialise');
+  registerSegmentSum('wasm');
+  return (chosen = { name: 'wasm', package: '@tensorflow/tfjs-backend-wasm', threads: n });
+}
+
+export const backendInfo = (): BackendInfo | null => chosen;
+
+type HeapBackend = {
+  typedArrayFromHeap(t: tf.TensorInfo): Float32Array | Int32Array;
+  makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
+};
+type DataBackend = { readSync(id: unknown): Float32Array | Int32Array };
+
+// out[s, :] = sum of x rows i with segmentIds[i] = s; x: [N, ...inner], ids: [N]. This is the gradient of tf.gather
+// (embedding lookup). wasm has no kernel for it and cpu's loops over every segment (O(V·N·d)), so it is written here.
+function segmentSum(x: Float32Array, ids: Int32Array, numSegments: number, inner: number, out: Float32Array): void {
+  out.fill(0);
+  for (let i = 0; i < ids.length; i++) {
+    const s = ids[i];
+    if (s < 0 || s >= numSegments) continue;
+    const o = s * inner, r = i * inner;
+    for (let k = 0; k < inner; k++) out[o + k] += x[r + k];
+  }
+}
+
+export function registerSegmentSum(backendName: 'wasm' | 'cpu'): void {
+  if (tf.getKernel('UnsortedSegmentSum', backendName)) tf.unregisterKernel('UnsortedSegmentSum', backendName);
+  tf.registerKernel({
+    kernelName: 'UnsortedSegmentSum',
+    backendName,
+    kernelFunc: ({ inputs, attrs, backend }) => {
+      const { x, segmentIds } = inputs as { x: tf.TensorInfo; segmentIds: tf.TensorInfo };
+      const numSegments = (attrs as { numSegments: number }).numSegments;
+      if (x.dtype !== 'float32') throw new Error(`UnsortedSegmentSum: only float32 is implemented, got ${x.dtype}`);
+      const inner = x.shape.slice(1).reduce((a, b) => a * b, 1);
+      const shape = [numSegments, ...x.shape.slice(1)];
+      if (backendName === 'wasm') {
+        const b = backend as unknown as HeapBackend;
+        const out = b.makeOutput(shape, 'float32');
+        segmentSum(b.typedArrayFromHeap(x) as Float32Array, toInt32(b.typedArrayFromHeap(segmentIds)), numSegments, inner, b.typedArrayFromHeap(out) as Float32Array);
+        return out;
+      }
+      const b = backend as unknown as DataBackend & { makeTensorInfo(s: number[], d: tf.DataType, v: Float32Array): tf.TensorInfo };
+      const out = new Float32Array(numSegments * inner);
+      segmentSum(b.readSync(x.dataId) as Float32Array, toInt32(b.readSync(segmentIds.dataId)), numSegments, inner, out);
+      return b.makeTensorInfo(shape, 'float32', out);
+    },
+  });
+}
+
+const toInt32 = (a: Float32Array | Int32Array): Int32Array => (a instanceof Int32Array ? a : Int32Array.from(a));
+
+// Threaded-SIMD wasm under Node (tfjs hard-codes it off when IS_NODE, issue 3830): the loader hands emscripten blob:
+// URLs that node:worker_threads cannot load, and the C++ side caps threads at logical cores / 2. The shim below turns
+// blobs into temp files, gives the factory the bundle's closure variables, and reports each core twice.
+async function enableWasmThreads(threads: number): Promise<number> {
+  const { writeFileSync, mkdtempSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const os = await import('node:os');
+  const { join } = await import('node:path');
+  const dir = mkdtempSync(join(tmpdir(), 'prh-wasm-'));
+  let n = 0;
+  const texts = new WeakMap<Blob, string>();
+  const NativeBlob = globalThis.Blob;
+  class TextBlob extends NativeBlob {
+    constructor(parts?: BlobPart[], opts?: BlobPropertyBag) {
+      super(parts, opts);
+      texts.set(this, (parts ?? []).map((p) => (typeof p === 'string' ? p : '')).join(''));
+    }
+  }
+  globalThis.Blob = TextBlob as typeof Blob;
+  const createObjectURL = URL.createObjectURL;
+  URL.createObjectURL = (obj: Blob | MediaSource): string => {
+    let text = texts.get(obj as Blob);
+    if (text === undefined) return createObjectURL(obj as Blob);
+    const file = join(dir, `part-${n++}.js`);
+    // The pthread bootstrap imports the main script by URL; in node:worker_threads that is a plain file path.
+    text = text.replace(/importScripts\(([^)]*)\)/g, (_m, arg) => `importScripts(${arg})`);
+    if (/var\s+WasmBackendModuleThreadedSimd|WasmBackendModuleThreadedSimd\s*=/.test(text))
+      text = "var require$$0=require('fs'),require$$1=require('path'),require$$3=require('perf_hooks'),require$$4=require('os'),commonjsGlobal=globalThis;\n" + text;
+    writeFileSync(file, text);
+    return file;
+  };
+  const cpus = os.cpus;
+  (os as unknown as { cpus: () => unknown[] }).cpus = () => [...cpus(), ...cpus()];
+  const wasm = await import('@tensorflow/tfjs-backend-wasm');
+  tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', true);
+  wasm.setThreadsCount(threads);
+  return threads;
+}

@@ -1,0 +1,97 @@
+// Per-epoch checkpoints: checkpoints/epoch-N/{weights,optimizer}.safetensors + state.json, written into a temp
+// folder and renamed, so a kill leaves either the whole checkpoint or none. Only the newest keeps optimizer state.
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import * as tf from '@tensorflow/tfjs';
+import { z } from 'zod';
+import { writeJsonAtomic } from '../atomic';
+import { readSafetensors, writeSafetensors } from '../embeddings';
+import { InputError } from '../errors';
+import type { Params } from '../models';
+import type { AdamW } from './optimizer';
+
+export const CheckpointState = z.object({
+  epoch: z.number().int().min(1), // epochs completed
+  step: z.number().int().min(0), // optimizer steps taken (also the SIGReg direction counter)
+  adamT: z.number().int().min(0),
+  seed: z.number().int(),
+  valLoss: z.number().nullable(),
+  trainLoss: z.number().nullable(),
+  // Random streams are keyed by (seed, purpose, step|epoch), so the counters above are the whole RNG state.
+  rng: z.object({ scheme: z.literal('keyed-xoroshiro128plus'), seed: z.number().int() }),
+});
+export type CheckpointState = z.infer<typeof CheckpointState>;
+
+const dirOf = (runDir: string, epoch: number) => join(runDir, 'checkpoints', `epoch-${epoch}`);
+
+const snapshot = (vars: Map<string, tf.Variable>) =>
+  Object.fromEntries([...vars].map(([k, v]) => [k, { shape: v.shape, data: v.dataSync() as Float32Array }]));
+
+export function saveCheckpoint(runDir: string, params: Params, opt: AdamW, state: CheckpointState): string {
+  const final = dirOf(runDir, state.epoch);
+  const tmp = join(runDir, 'checkpoints', `.epoch-${state.epoch}.${process.pid}.tmp`);
+  rmSync(tmp, { recursive: true, force: true });
+  writeSafetensors(join(tmp, 'weights.safetensors'), snapshot(params));
+  const moments = { ...Object.fromEntries(Object.entries(snapshot(opt.m)).map(([k, v]) => [`m.${k}`, v])), ...Object.fromEntries(Object.entries(snapshot(opt.v)).map(([k, v]) => [`v.${k}`, v])) };
+  writeSafetensors(join(tmp, 'optimizer.safetensors'), moments);
+  writeJsonAtomic(join(tmp, 'state.json'), state);
+  rmSync(final, { recursive: true, force: true });
+  renameSync(tmp, final);
+  // Older epochs keep their weights (for checkpoint selection) but not the optimizer (only resume needs it).
+  for (const e of listCheckpoints(runDir)) if (e < state.epoch) rmSync(join(dirOf(runDir, e), 'optimizer.safetensors'), { force: true });
+  return final;
+}
+
+// Completed epochs with a readable state.json, ascending.
+export function listCheckpoints(runDir: string): number[] {
+  const dir = join(runDir, 'checkpoints');
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .map((f) => /^epoch-(\d+)$/.exec(f))
+    .filter((m): m is RegExpExecArray => m !== null && existsSync(join(dir, m[0], 'state.json')))
+    .map((m) => Number(m[1]))
+    .sort((a, b) => a - b);
+}
+
+export function readState(runDir: string, epoch: number): CheckpointState {
+  const file = join(dirOf(runDir, epoch), 'state.json');
+  const parsed = CheckpointState.safeParse(JSON.parse(readFileSync(file, 'utf8')));
+  if (!parsed.success) throw new InputError(`${file}: ${parsed.error.issues[0].path.join('.')}: ${parsed.error.issues[0].message}`);
+  return parsed.data;
+}
+
+// Loads weights (and the optimizer moments when present) into existing variables; shapes must match.
+export function loadCheckpoint(runDir: string, epoch: number, params: Params, opt: AdamW | null): CheckpointState {
+  const dir = dirOf(runDir, epoch);
+  const state = readState(runDir, epoch);
+  const assign = (vars: Map<string, tf.Variable>, tensors: Record<string, { shape: number[]; data: ArrayLike<number> }>, prefix: string, file: string) => {
+    for (const [k, v] of vars) {
+      const t = tensors[prefix + k];
+      if (!t || t.shape.join() !== v.shape.join()) throw new InputError(`${file}: tensor ${prefix + k} missing or shaped [${t?.shape}] instead of [${v.shape}]`);
+      v.assign(tf.tensor(Float32Array.from(t.data), v.shape));
+    }
+  };
+  const wfile = join(dir, 'weights.safetensors');
+  assign(params, readSafetensors(wfile).tensors, '', wfile);
+  if (opt) {
+    const ofile = join(dir, 'optimizer.safetensors');
+    if (!existsSync(ofile)) throw new InputError(`${dir}: has no optimizer state (only the newest checkpoint keeps it)`);
+    const t = readSafetensors(ofile).tensors;
+    assign(opt.m, t, 'm.', ofile);
+    assign(opt.v, t, 'v.', ofile);
+    opt.t = state.adamT;
+  }
+  return state;
+}
+
+// Checkpoint policy: the last epoch, or the lowest validation loss (ties: the earlier). Never test data.
+export function selectCheckpoint(runDir: string, policy: 'last' | 'val-loss'): { epoch: number; valLoss: number | null } | null {
+  const epochs = listCheckpoints(runDir);
+  if (!epochs.length) return null;
+  const states = epochs.map((e) => readState(runDir, e));
+  if (policy === 'last') return { epoch: states[states.length - 1].epoch, valLoss: states[states.length - 1].valLoss };
+  const scored = states.filter((s) => s.valLoss !== null);
+  if (!scored.length) throw new InputError(`${runDir}: no checkpoint has a validation loss (the dataset has no val split)`);
+  const best = scored.reduce((a, b) => (b.valLoss! < a.valLoss! ? b : a));
+  return { epoch: best.epoch, valLoss: best.valLoss };
+}

@@ -1,0 +1,169 @@
+// The training core, usable without the run store: tokenise, build the model, run epochs of AdamW steps, and per
+// epoch write an atomic checkpoint, the validation loss and the val/test evaluation embeddings.
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import * as tf from '@tensorflow/tfjs';
+import { isJepaArm, resolveLambda, type ResolvedLambda, type TrainConfig } from '../../shared/train';
+import { writeEmbeddings, writeNpyTensor } from '../embeddings';
+import { InputError } from '../errors';
+import { PRESETS, Rng, backboneParams, initEncoder, initProjector, type EncoderConfig } from '../models';
+import { loadTokenizer, saveTokenizer, trainWordPiece, type Tokenizer } from '../text';
+import { initBackend, type BackendInfo } from './backend';
+import { listCheckpoints, loadCheckpoint, saveCheckpoint, selectCheckpoint } from './checkpoint';
+import { buildCorpus, readDataset, type Corpus } from './corpus';
+import { embedSplit, type SplitEmbeddings } from './embed';
+import { drawBatch, stepLoss, type JepaLoss, type Model, type Special } from './objective';
+import { adamwStep, clipGradients, createAdamW, lrAt, type Schedule } from './optimizer';
+
+export type EpochEmbeddings = { val: SplitEmbeddings | null; test: SplitEmbeddings | null };
+export type EpochSummary = { epoch: number; step: number; trainLoss: number; valLoss: number | null; seconds: number; samplesPerSec: number };
+export type StepValues = { loss: number; inv?: number; sigreg?: number; lr: number; gradNorm: number };
+
+export type TrainHooks = {
+  onStep?(step: number, values: StepValues): void;
+  onEpoch?(epoch: number, embeddings: EpochEmbeddings, summary: EpochSummary): void | Promise<void>;
+  log?(text: string): void;
+  progress?(done: number, total: number, message?: string): void;
+  signal?: AbortSignal;
+};
+
+export type TrainSetup = {
+  config: TrainConfig;
+  lambda: ResolvedLambda;
+  encoder: EncoderConfig;
+  vocab: number;
+  params: number; // backbone parameters
+  stepsPerEpoch: number;
+  totalSteps: number;
+  backend: BackendInfo;
+};
+
+export type TrainOutcome =
+  | { status: 'done'; setup: TrainSetup; epochs: EpochSummary[]; selected: { epoch: number; valLoss: number | null } | null }
+  | { status: 'diverged'; setup: TrainSetup; epochs: EpochSummary[]; message: string }
+  | { status: 'cancelled'; setup: TrainSetup; epochs: EpochSummary[] };
+
+function tokenizerFor(c: TrainConfig, corpusTexts: () => string[], outDir: string, resume: boolean): Tokenizer {
+  const saved = join(outDir, 'tokenizer.json');
+  if (resume && existsSync(saved)) return loadTokenizer(saved);
+  const tk = c.tokenizer ? loadTokenizer(c.tokenizer) : trainWordPiece(corpusTexts(), c.vocabSize);
+  saveTokenizer(tk, saved);
+  return tk;
+}
+
+export function buildModel(encoder: EncoderConfig, vocab: number, jepa: boolean, seed: number): Model {
+  const rng = Rng.seeded(seed, 'init');
+  const params = initEncoder(encoder, vocab, rng);
+  if (jepa) initProjector(encoder.projector, encoder.d, rng, params);
+  return { cfg: encoder, params };
+}
+
+// The mean loss of fixed-seed batches of the val photos (identical across epochs, so curves compare).
+function validationLoss(m: Model, corpus: Corpus, c: TrainConfig, L: JepaLoss, sp: Special): number | null {
+  const photos = corpus.splits.val;
+  if (photos.length < 2) return null;
+  let sum = 0, n = 0;
+  for (let s = 0; s < photos.length; s += c.batch) {
+    const chunk = photos.subarray(s, Math.min(photos.length, s + c.batch));
+    if (chunk.length < 2) break;
+    const rng = Rng.seeded(c.seed, 'val', s);
+    const batch = drawBatch(corpus, chunk, c.arm, c.views, rng, sp, c.maxLen);
+    // SIGReg's N follows the batch, so a short last chunk is weighted by its photos
+    const v = tf.tidy(() => stepLoss(m, batch, L, 0x7fffffff - s, c.views.globals).loss.dataSync()[0]);
+    sum += v * chunk.length;
+    n += chunk.length;
+  }
+  return sum / n;
+}
+
+function writeEpochEmbeddings(outDir: string, epoch: number, emb: EpochEmbeddings): void {
+  for (const split of ['val', 'test'] as const) {
+    const e = emb[split];
+    if (!e) continue;
+    const base = join(outDir, 'embeddings', `epoch-${epoch}`);
+    writeEmbeddings(join(base, `${split}.npy`), e.last, e.ids);
+    writeNpyTensor(join(base, `${split}.layers.npy`), { shape: [e.nLayers, e.last.rows, e.last.dim], data: e.layers });
+  }
+}
+
+export async function train(config: TrainConfig, outDir: string, hooks: TrainHooks = {}, resume = false): Promise<TrainOutcome> {
+  const c = config;
+  const log = hooks.log ?? (() => {});
+  const backend = await initBackend(c.backend, c.threads);
+  mkdirSync(outDir, { recursive: true });
+  const ds = readDataset(c.data);
+  const tk = tokenizerFor(c, () => ds.images.filter((im) => im.split === 'train').flatMap((im) => im.captions.map((x) => x.text)), outDir, resume);
+  const preset = PRESETS[c.preset];
+  const encoder: EncoderConfig = { ...preset, maxLen: Math.min(preset.maxLen, c.maxLen), pool: c.pool, projector: { ...preset.projector, dims: [...preset.projector.dims], norm: [...preset.projector.norm] } };
+  if (encoder.d % encoder.heads) throw new InputError(`preset ${c.preset}: width ${encoder.d} is not divisible by ${encoder.heads} heads`);
+  const corpus = buildCorpus(ds, tk, encoder.maxLen);
+  const nTrain = corpus.splits.train.length;
+  if (nTrain < c.batch) throw new InputError(`${c.data}: ${nTrain} training photos is fewer than one batch of ${c.batch}`);
+  const jepa = isJepaArm(c.arm);
+  const lambda = resolveLambda(c);
+  const stepsPerEpoch = Math.floor(nTrain / c.batch); // drop_last
+  const totalSteps = stepsPerEpoch * c.epochs;
+  const setup: TrainSetup = { config: c, lambda, encoder, vocab: tk.vocab.length, params: backboneParams(encoder, tk.vocab.length), stepsPerEpoch, totalSteps, backend };
+  const sp: Special = { cls: tk.cls, sep: tk.sep, mask: tk.mask, pad: tk.pad };
+  const L: JepaLoss = { variant: c.loss, lamb: lambda.lamb, slices: c.slices, grid: { tMax: c.tMax, points: c.points }, worldSize: lambda.worldSize };
+  const sched: Schedule = { lr: c.lr, warmupSteps: c.warmupSteps, warmupStart: c.warmupStart, minLr: c.minLr, totalSteps };
+
+  const model = buildModel(encoder, tk.vocab.length, jepa, c.seed);
+  const opt = createAdamW(model.params, c.weightDecay);
+  let startEpoch = 0, step = 0;
+  const epochs: EpochSummary[] = [];
+  const done = resume ? listCheckpoints(outDir) : [];
+  if (done.length) {
+    const st = loadCheckpoint(outDir, done[done.length - 1], model.params, opt);
+    if (st.seed !== c.seed) throw new InputError(`${outDir}: checkpoint was trained with seed ${st.seed}, config says ${c.seed}`);
+    startEpoch = st.epoch;
+    step = st.step;
+    log(`resumed from epoch ${st.epoch} (step ${st.step})`);
+  }
+  log(`backend ${backend.name} (${backend.package}${backend.threads ? `, ${backend.threads} thread(s)` : ''}); arm ${c.arm}; preset ${c.preset}: ${setup.params.toLocaleString('en')} backbone params, vocab ${tk.vocab.length}`);
+  if (jepa) log(`SIGReg λ = ${lambda.lamb.toPrecision(4)}, λ_eff = λ·N·world_size = ${lambda.lamb.toPrecision(4)}·${lambda.sigregN}·${lambda.worldSize} = ${lambda.lambEff.toPrecision(4)} (${c.loss} loss, ${c.slices} slices)`);
+
+  for (let epoch = startEpoch; epoch < c.epochs; epoch++) {
+    const t0 = performance.now();
+    const order = Rng.seeded(c.seed, 'order', epoch).permutation(nTrain);
+    let lossSum = 0;
+    for (let i = 0; i < stepsPerEpoch; i++, step++) {
+      if (hooks.signal?.aborted) return { status: 'cancelled', setup, epochs };
+      const photos = Int32Array.from(order.subarray(i * c.batch, (i + 1) * c.batch), (j) => corpus.splits.train[j]);
+      const batch = drawBatch(corpus, photos, c.arm, c.views, Rng.seeded(c.seed, 'batch', step), sp, encoder.maxLen);
+      const lr = lrAt(sched, step);
+      let parts: { loss: number; inv?: number; sigreg?: number } = { loss: NaN };
+      const { grads } = tf.variableGrads(() => {
+        const p = stepLoss(model, batch, L, step, c.views.globals);
+        parts = { loss: p.loss.dataSync()[0], inv: p.inv?.dataSync()[0], sigreg: p.sigreg?.dataSync()[0] };
+        return p.loss;
+      }, [...model.params.values()]);
+      const byName: Record<string, tf.Tensor> = {};
+      for (const [k, v] of model.params) byName[k] = grads[v.name];
+      const gradNorm = clipGradients(byName, c.clip);
+      if (!Number.isFinite(parts.loss) || !Number.isFinite(gradNorm)) {
+        tf.dispose(Object.values(byName));
+        const message = `loss ${parts.loss} / gradient norm ${gradNorm} at step ${step} (epoch ${epoch + 1}); kept the last good checkpoint (epoch ${epoch || 'none'})`;
+        log(message);
+        return { status: 'diverged', setup, epochs, message };
+      }
+      adamwStep(opt, model.params, byName, lr);
+      tf.dispose(Object.values(byName));
+      lossSum += parts.loss;
+      if (step % c.metricEvery === 0 || i === stepsPerEpoch - 1) hooks.onStep?.(step, { ...parts, lr, gradNorm });
+      hooks.progress?.(step + 1, totalSteps, `epoch ${epoch + 1}/${c.epochs}`);
+      await new Promise((r) => setImmediate(r)); // lets cancel signals and progress events through
+    }
+    const seconds = (performance.now() - t0) / 1000;
+    const valLoss = validationLoss(model, corpus, c, L, sp);
+    const emb: EpochEmbeddings = { val: embedSplit(model, corpus, 'val', !jepa, sp), test: embedSplit(model, corpus, 'test', !jepa, sp) };
+    writeEpochEmbeddings(outDir, epoch + 1, emb);
+    const trainLoss = lossSum / stepsPerEpoch;
+    saveCheckpoint(outDir, model.params, opt, { epoch: epoch + 1, step, adamT: opt.t, seed: c.seed, valLoss, trainLoss, rng: { scheme: 'keyed-xoroshiro128plus', seed: c.seed } });
+    const summary: EpochSummary = { epoch: epoch + 1, step, trainLoss, valLoss, seconds, samplesPerSec: (stepsPerEpoch * c.batch) / seconds };
+    epochs.push(summary);
+    log(`epoch ${epoch + 1}/${c.epochs}  train ${trainLoss.toFixed(4)}  val ${valLoss === null ? '-' : valLoss.toFixed(4)}  ${seconds.toFixed(1)} s  ${summary.samplesPerSec.toFixed(1)} photos/s`);
+    await hooks.onEpoch?.(epoch + 1, emb, summary);
+  }
+  return { status: 'done', setup, epochs, selected: selectCheckpoint(outDir, c.select) };
+}

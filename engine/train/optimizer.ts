@@ -1,0 +1,56 @@
+// AdamW (torch's update order and bias correction) with linear warmup + cosine decay and optional global-norm clipping.
+// Hand-written because tfjs's Adam has no decoupled weight decay, and its state must go into our checkpoints.
+import * as tf from '@tensorflow/tfjs';
+import type { Params } from '../models';
+
+export type Schedule = { lr: number; warmupSteps: number; warmupStart: number; minLr: number; totalSteps: number };
+
+// lr at 0-based step s: warmup from warmupStart·lr to lr, then cosine from lr to minLr·lr at totalSteps.
+export function lrAt(s: Schedule, step: number): number {
+  if (step < s.warmupSteps) return s.lr * (s.warmupStart + ((1 - s.warmupStart) * step) / s.warmupSteps);
+  const span = Math.max(1, s.totalSteps - s.warmupSteps);
+  const p = Math.min(1, (step - s.warmupSteps) / span);
+  const end = s.lr * s.minLr;
+  return end + (s.lr - end) * 0.5 * (1 + Math.cos(Math.PI * p));
+}
+
+export type AdamW = { m: Map<string, tf.Variable>; v: Map<string, tf.Variable>; t: number; beta1: number; beta2: number; eps: number; weightDecay: number };
+
+export function createAdamW(params: Params, weightDecay: number, beta1 = 0.9, beta2 = 0.999, eps = 1e-8): AdamW {
+  const zeros = () => new Map([...params].map(([k, p]) => [k, tf.variable(tf.zerosLike(p), false, `${k}.adam`)]));
+  return { m: zeros(), v: zeros(), t: 0, beta1, beta2, eps, weightDecay };
+}
+
+// Weight decay on matrices (linear weights, embeddings) only; biases and norm scales are not decayed.
+export const decays = (p: tf.Variable): boolean => p.rank >= 2;
+
+// Scales grads in place so that their global L2 norm is at most maxNorm; returns the norm before clipping.
+export function clipGradients(grads: Record<string, tf.Tensor>, maxNorm: number | null): number {
+  const norm = Math.sqrt(tf.tidy(() => tf.addN(Object.values(grads).map((g) => tf.sum(tf.square(g)))).dataSync()[0]));
+  if (maxNorm !== null && norm > maxNorm) {
+    const k = maxNorm / (norm + 1e-6);
+    for (const key of Object.keys(grads)) {
+      const g = grads[key];
+      grads[key] = tf.mul(g, k);
+      g.dispose();
+    }
+  }
+  return norm;
+}
+
+export function adamwStep(opt: AdamW, params: Params, grads: Record<string, tf.Tensor>, lr: number): void {
+  opt.t += 1;
+  const bc1 = 1 - opt.beta1 ** opt.t, bc2 = Math.sqrt(1 - opt.beta2 ** opt.t);
+  tf.tidy(() => {
+    for (const [k, p] of params) {
+      const g = grads[k];
+      if (!g) continue;
+      const m = opt.m.get(k)!, v = opt.v.get(k)!;
+      m.assign(tf.add(tf.mul(m, opt.beta1), tf.mul(g, 1 - opt.beta1)));
+      v.assign(tf.add(tf.mul(v, opt.beta2), tf.mul(tf.square(g), 1 - opt.beta2)));
+      const upd = tf.div(m, tf.add(tf.div(tf.sqrt(v), bc2), opt.eps));
+      const decayed = decays(p) && opt.weightDecay > 0 ? tf.mul(p, 1 - lr * opt.weightDecay) : p;
+      p.assign(tf.sub(decayed, tf.mul(upd, lr / bc1)));
+    }
+  });
+}

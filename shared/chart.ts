@@ -1,0 +1,108 @@
+// FigureSpec -> chart.js configuration, used by the renderer (live) and by engine/report (export).
+import type { Chart, ChartConfiguration, ChartDataset, Plugin } from 'chart.js';
+import { FigureSpec, PALETTE, type FigureSpecResolved, type RefLine } from './figures';
+
+export type ChartTheme = { fg: string; muted: string; grid: string; bg: string };
+export const LIGHT: ChartTheme = { fg: '#1b1f24', muted: '#57606a', grid: '#d8dee4', bg: '#ffffff' };
+export const DARK: ChartTheme = { fg: '#e6edf3', muted: '#9da7b3', grid: '#30363d', bg: '#0d1117' };
+
+// Draws reference lines (thresholds, chance levels) with their labels; chart.js has no built-in for this.
+export const refLinesPlugin: Plugin<'line'> = {
+  id: 'refLines',
+  afterDatasetsDraw(chart: Chart) {
+    const opts = (chart.options.plugins as { refLines?: { lines: RefLine[]; color: string } }).refLines;
+    if (!opts?.lines.length) return;
+    const { ctx, chartArea: a, scales } = chart;
+    ctx.save();
+    ctx.setLineDash([6, 4]);
+    ctx.lineWidth = 1.5;
+    ctx.font = '12px "DejaVu Sans", "Liberation Sans", sans-serif';
+    for (const line of opts.lines) {
+      const color = line.color ?? opts.color;
+      ctx.strokeStyle = color;
+      ctx.fillStyle = color;
+      ctx.beginPath();
+      if (line.axis === 'y') {
+        const y = scales.y.getPixelForValue(line.value);
+        if (y < a.top || y > a.bottom) continue;
+        ctx.moveTo(a.left, y);
+        ctx.lineTo(a.right, y);
+        ctx.stroke();
+        ctx.textAlign = 'right';
+        ctx.fillText(line.label, a.right - 4, y - 4);
+      } else {
+        const x = scales.x.getPixelForValue(line.value);
+        if (x < a.left || x > a.right) continue;
+        ctx.moveTo(x, a.top);
+        ctx.lineTo(x, a.bottom);
+        ctx.stroke();
+        ctx.textAlign = 'left';
+        ctx.fillText(line.label, x + 4, a.top + 12);
+      }
+    }
+    ctx.restore();
+  },
+};
+
+// Fills the background so exported PNGs are not transparent.
+export const backgroundPlugin: Plugin<'line'> = {
+  id: 'background',
+  beforeDraw(chart: Chart) {
+    const bg = (chart.options.plugins as { background?: { color: string } }).background?.color;
+    if (!bg) return;
+    chart.ctx.save();
+    chart.ctx.fillStyle = bg;
+    chart.ctx.fillRect(0, 0, chart.width, chart.height);
+    chart.ctx.restore();
+  },
+};
+
+export function chartConfig(input: FigureSpec | FigureSpecResolved, theme: ChartTheme = LIGHT, opts: { animation?: boolean; background?: boolean } = {}): ChartConfiguration<'line'> {
+  const spec = FigureSpec.parse(input);
+  const datasets = spec.series.map((s, i) => {
+    const color = s.color ?? PALETTE[i % PALETTE.length];
+    const ds: ChartDataset<'line'> = {
+      label: s.label,
+      data: s.points,
+      borderColor: color,
+      backgroundColor: color,
+      borderWidth: s.style === 'points' ? 0 : 2,
+      showLine: s.style !== 'points',
+      pointRadius: s.style === 'points' ? 3 : s.points.length > 60 ? 0 : 2.5,
+      borderDash: s.dashed ? [6, 4] : [],
+      stepped: s.style === 'step' ? 'middle' : false,
+      yAxisID: s.yAxis === 'right' ? 'y2' : 'y',
+      parsing: false,
+    };
+    return ds;
+  });
+  const axis = (a: FigureSpecResolved['x'], position?: 'left' | 'right') => ({
+    type: a.log ? ('logarithmic' as const) : ('linear' as const),
+    position,
+    min: a.min,
+    max: a.max,
+    title: { display: true, text: a.label, color: theme.fg, font: { size: 13 } },
+    ticks: { color: theme.muted },
+    grid: { color: theme.grid, drawOnChartArea: position !== 'right' },
+    border: { color: theme.grid },
+  });
+  const scales: Record<string, ReturnType<typeof axis>> = { x: axis(spec.x), y: axis(spec.y, 'left') };
+  if (spec.y2) scales.y2 = axis(spec.y2, 'right');
+  return {
+    type: 'line',
+    data: { datasets },
+    options: {
+      animation: opts.animation ? undefined : false,
+      responsive: false,
+      maintainAspectRatio: false,
+      scales,
+      plugins: {
+        title: { display: true, text: spec.title, color: theme.fg, font: { size: 15, weight: 'bold' } },
+        legend: { display: spec.series.length > 1, labels: { color: theme.fg, usePointStyle: true } },
+        refLines: { lines: spec.refLines, color: theme.muted },
+        background: opts.background ? { color: theme.bg } : undefined,
+      } as never,
+    },
+    plugins: [refLinesPlugin, backgroundPlugin],
+  };
+}

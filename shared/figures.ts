@@ -1,0 +1,39 @@
+// A figure as data: the GUI draws it live with chart.js, and the engine renders the very same spec to
+// PNG/SVG for papers, so an exported figure is what the researcher saw.
+import { z } from 'zod';
+
+export const Point = z.object({ x: z.number(), y: z.number().nullable() });
+
+export const Series = z.object({
+  label: z.string(),
+  points: z.array(Point),
+  color: z.string().optional(),
+  style: z.enum(['line', 'points', 'bars', 'step']).default('line'),
+  dashed: z.boolean().default(false),
+  yAxis: z.enum(['left', 'right']).default('left'),
+});
+export type Series = z.infer<typeof Series>;
+
+// A horizontal (y = value) or vertical (x = value) reference line, e.g. a threshold or chance level.
+export const RefLine = z.object({ axis: z.enum(['x', 'y']), value: z.number(), label: z.string(), color: z.string().optional() });
+export type RefLine = z.infer<typeof RefLine>;
+
+const Axis = z.object({ label: z.string(), min: z.number().optional(), max: z.number().optional(), log: z.boolean().default(false) });
+
+export const FigureSpec = z.object({
+  id: z.string().regex(/^[A-Za-z0-9._-]{1,80}$/), // becomes the file name on export
+  title: z.string(),
+  x: Axis,
+  y: Axis,
+  y2: Axis.optional(),
+  series: z.array(Series).max(64),
+  refLines: z.array(RefLine).max(32).default([]),
+});
+export type FigureSpec = z.input<typeof FigureSpec>;
+export type FigureSpecResolved = z.output<typeof FigureSpec>;
+
+export const FigureFormat = z.enum(['png', 'svg']);
+export type FigureFormat = z.infer<typeof FigureFormat>;
+
+// Colour per series index: Okabe-Ito, readable for colour-blind readers and in print.
+export const PALETTE = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#F0E442', '#000000'];

@@ -1,0 +1,58 @@
+// Runs: what is stored on disk under runs/<id>/ and streamed to the GUI while a job works.
+import { z } from 'zod';
+import { Prop3Params } from './theory';
+
+// Run configs: a discriminated union by run kind; `version` lets old runs stay readable as kinds evolve.
+export const TheoryProp3Config = z.object({
+  kind: z.literal('theory.prop3'),
+  version: z.literal(1),
+  name: z.string().max(200).optional(),
+  params: Prop3Params,
+});
+
+export const RunConfig = z.discriminatedUnion('kind', [TheoryProp3Config]);
+export type RunConfig = z.infer<typeof RunConfig>;
+export type RunKind = RunConfig['kind'];
+
+export const RunStatus = z.enum(['queued', 'running', 'done', 'failed', 'cancelled', 'interrupted', 'diverged']);
+export type RunStatus = z.infer<typeof RunStatus>;
+export const FINISHED: readonly RunStatus[] = ['done', 'failed', 'cancelled', 'interrupted', 'diverged'];
+export const RESUMABLE: readonly RunStatus[] = ['failed', 'cancelled', 'interrupted', 'diverged'];
+
+export const Progress = z.object({ done: z.number(), total: z.number(), message: z.string().optional() });
+export type Progress = z.infer<typeof Progress>;
+
+// One line of metrics.jsonl. `scope` names the series (e.g. 'prop3', 'train', 'eval'); x is step/epoch/row.
+export const MetricRecord = z.object({
+  t: z.number(), // ms since epoch
+  scope: z.string(),
+  x: z.number(),
+  values: z.record(z.string(), z.number().nullable()),
+  tags: z.record(z.string(), z.union([z.string(), z.number()])).optional(),
+});
+export type MetricRecord = z.infer<typeof MetricRecord>;
+
+// status.json: everything the list view needs, rewritten atomically on every change.
+export const RunState = z.object({
+  id: z.string(),
+  kind: z.string(),
+  name: z.string(),
+  status: RunStatus,
+  createdAt: z.string(),
+  startedAt: z.string().nullable(),
+  endedAt: z.string().nullable(),
+  progress: Progress.nullable(),
+  error: z.string().nullable(), // a human message; for crashes, the stderr tail
+  pid: z.number().nullable(),
+  attempts: z.number().int(),
+  result: z.record(z.string(), z.unknown()).nullable(), // the job's summary when done
+});
+export type RunState = z.infer<typeof RunState>;
+
+export const RunEvent = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('status'), runId: z.string(), state: RunState }),
+  z.object({ type: z.literal('progress'), runId: z.string(), progress: Progress }),
+  z.object({ type: z.literal('metric'), runId: z.string(), record: MetricRecord }),
+  z.object({ type: z.literal('log'), runId: z.string(), level: z.enum(['info', 'warn', 'error']), text: z.string() }),
+]);
+export type RunEvent = z.infer<typeof RunEvent>;

@@ -1,0 +1,71 @@
+// Training runs: the config a user gives (CLI flags, GUI form) and what it resolves to (seeds, λ and λ_eff).
+import { z } from 'zod';
+
+export const ARMS = ['good', 'bad', 'ntp', 'pair-ntp'] as const;
+export const Arm = z.enum(ARMS);
+export type Arm = z.infer<typeof Arm>;
+export const isJepaArm = (a: Arm): a is 'good' | 'bad' => a === 'good' || a === 'bad';
+
+export const PRESET_NAMES = ['cpu', 'minilm-33m', 'bert-base-109m'] as const;
+export const Preset = z.enum(PRESET_NAMES);
+
+// Views of reference-spec §C: 2 global (50-100% span) first, then 6 local (15-50%), 15% masking.
+export const ViewConfig = z.object({
+  globals: z.number().int().min(1).default(2),
+  locals: z.number().int().min(0).default(6),
+  globalSpan: z.tuple([z.number().gt(0).max(1), z.number().gt(0).max(1)]).default([0.5, 1]),
+  localSpan: z.tuple([z.number().gt(0).max(1), z.number().gt(0).max(1)]).default([0.15, 0.5]),
+  maskRate: z.number().min(0).lt(1).default(0.15),
+});
+export type ViewConfig = z.infer<typeof ViewConfig>;
+
+export const TrainConfig = z
+  .object({
+    kind: z.literal('train'),
+    version: z.literal(1),
+    name: z.string().max(200).optional(),
+    data: z.string().min(1), // dataset folder holding dataset.json
+    arm: Arm,
+    preset: Preset.default('cpu'),
+    epochs: z.number().int().min(1).default(8),
+    batch: z.number().int().min(2).default(64), // photos per step
+    // SIGReg weight: give λ, or λ_eff = λ·N·world_size (N = samples in one SIGReg call) to keep the experiment when
+    // the batch changes. Neither: λ = .02 (stable-pretraining default).
+    lamb: z.number().positive().optional(),
+    lambEff: z.number().positive().optional(),
+    loss: z.enum(['sp', 'paper']).default('sp'), // sp: inv + λ·SIGReg(all views pooled); paper: (1−λ)inv + λ·mean_v SIGReg(view v)
+    slices: z.number().int().min(1).default(1024),
+    tMax: z.number().positive().default(3),
+    points: z.number().int().min(2).default(17),
+    worldSize: z.literal(1).default(1), // one process; the scaling is kept explicit for when data parallelism lands
+    seed: z.number().int().nonnegative().default(0),
+    lr: z.number().positive().default(2e-3),
+    weightDecay: z.number().min(0).default(0.05),
+    warmupSteps: z.number().int().min(0).default(50),
+    warmupStart: z.number().min(0).max(1).default(0.01), // warmup starts at this fraction of lr
+    minLr: z.number().min(0).default(0), // cosine ends here (fraction of lr)
+    clip: z.number().positive().nullable().default(null), // global gradient-norm clip; off by default (reference-spec §D)
+    tokenizer: z.string().optional(), // a HF tokenizer.json; absent: WordPiece trained on the training captions
+    vocabSize: z.number().int().min(16).default(1000),
+    maxLen: z.number().int().min(4).default(64), // tokens per sequence including [CLS]/[SEP]
+    pool: z.enum(['mean', 'cls']).default('mean'),
+    views: ViewConfig.default(ViewConfig.parse({})),
+    select: z.enum(['last', 'val-loss']).default('last'), // checkpoint policy; never test
+    backend: z.enum(['auto', 'tensorflow-gpu', 'tensorflow', 'wasm', 'cpu']).default('auto'),
+    threads: z.number().int().min(1).max(64).default(1),
+    metricEvery: z.number().int().min(1).default(5),
+  })
+  .refine((c) => !(c.lamb !== undefined && c.lambEff !== undefined), { message: 'give lamb or lambEff, not both' });
+export type TrainConfig = z.infer<typeof TrainConfig>;
+export type TrainConfigInput = z.input<typeof TrainConfig>;
+
+// N of one SIGReg call: all views pooled (sp) or one view (paper).
+export const sigregN = (c: Pick<TrainConfig, 'loss' | 'batch' | 'views'>): number =>
+  c.loss === 'sp' ? (c.views.globals + c.views.locals) * c.batch : c.batch;
+
+export type ResolvedLambda = { lamb: number; lambEff: number; sigregN: number; worldSize: number };
+export function resolveLambda(c: TrainConfig): ResolvedLambda {
+  const n = sigregN(c), ws = c.worldSize;
+  const lamb = c.lamb ?? (c.lambEff !== undefined ? c.lambEff / (n * ws) : 0.02);
+  return { lamb, lambEff: lamb * n * ws, sigregN: n, worldSize: ws };
+}

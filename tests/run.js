@@ -1,0 +1,34 @@
+#!/usr/bin/env node
+// `npm test`: build the app (the end-to-end tests serve the built renderer), run every vitest suite, and end
+// with one plain `N passed, N failed, N skipped` line that CI reads. Exits non-zero on any failure.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = join(import.meta.dirname, '..');
+const bin = (name) => join(root, 'node_modules', '.bin', name);
+const run = (cmd, args) => spawnSync(cmd, args, { cwd: root, stdio: 'inherit' }).status;
+
+if (run(bin('electron-vite'), ['build', '--logLevel', 'warn']) !== 0) {
+  console.log('0 passed, 1 failed');
+  process.exit(1);
+}
+const report = join(root, '.cache', 'vitest-report.json');
+mkdirSync(join(root, '.cache'), { recursive: true });
+rmSync(report, { force: true });
+const status = run(bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2)]);
+
+let passed = 0, failed = 0, skipped = 0;
+try {
+  const r = JSON.parse(readFileSync(report, 'utf8'));
+  passed = r.numPassedTests;
+  // A test file that fails to load has no tests of its own: count it as one failure.
+  const brokenFiles = (r.testResults ?? []).filter((f) => f.status === 'failed' && !f.assertionResults?.length).length;
+  failed = r.numFailedTests + brokenFiles;
+  skipped = r.numPendingTests + r.numTodoTests;
+} catch {
+  failed = 1; // no report: vitest itself failed to run
+}
+if (status !== 0 && failed === 0) failed = 1;
+console.log(`\n${passed} passed, ${failed} failed, ${skipped} skipped`);
+process.exit(failed || passed === 0 ? 1 : 0);

@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+// Unit, integration and end-to-end tests all live in tests/; e2e ones drive Debian Chromium.
+export default defineConfig({
+  test: {
+    environment: 'node',
+    include: ['tests/**/*.test.ts'],
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
+    pool: 'forks',
+  },
+});
