@@ -14,9 +14,11 @@ export type Flickr30kOptions = {
 };
 
 type Row = { image: string; index: number; text: string; line: number };
+// csv-parse's typings do not model `info: true`, which wraps each record with its line number.
+type Parsed = { record: string[]; info: { lines: number } }[];
 
 function tokenRows(file: string, text: string): Row[] {
-  const rows = parse(text, { delimiter: '\t', quote: false, relax_column_count: true, skip_empty_lines: true, info: true }) as { record: string[]; info: { lines: number } }[];
+  const rows = parse(text, { delimiter: '\t', quote: false, relax_column_count: true, skip_empty_lines: true, info: true }) as unknown as Parsed;
   return rows.map(({ record, info }) => {
     const m = /^(.+)#(\d+)$/.exec(record[0] ?? '');
     if (record.length !== 2 || !m) throw new InputError(`${file}:${info.lines}: expected "<image>#<n><TAB><caption>"`);
@@ -25,7 +27,7 @@ function tokenRows(file: string, text: string): Row[] {
 }
 
 function csvRows(file: string, text: string): Row[] {
-  const rows = parse(text, { delimiter: '|', quote: false, trim: true, relax_column_count: true, skip_empty_lines: true, info: true }) as { record: string[]; info: { lines: number } }[];
+  const rows = parse(text, { delimiter: '|', quote: false, trim: true, relax_column_count: true, skip_empty_lines: true, info: true }) as unknown as Parsed;
   const head = rows.shift();
   if (!head || head.record.join('|') !== 'image_name|comment_number|comment')
     throw new InputError(`${file}:1: expected the header "image_name| comment_number| comment"`);

@@ -21,9 +21,10 @@ export function parseJson<S extends z.ZodType>(file: string, text: string, schem
     raw = JSON.parse(text);
   } catch (e) {
     const msg = (e as Error).message;
-    const pos = /position (\d+)/.exec(msg);
-    const at = pos ? lineColumn(text, Number(pos[1])) : text.trim() === '' ? 'empty file' : 'end of file';
-    throw new InputError(`${file}: invalid JSON at ${at}: ${msg.replace(/ in JSON at position \d+.*/, '')}`);
+    const pos = errorOffset(msg, text);
+    const at = text.trim() === '' ? ' (empty file)' : pos === null ? ' at end of file' : ` at ${lineColumn(text, pos)}`;
+    const what = msg.replace(/( in JSON)? at position \d+.*/, '').replace(/, (\.\.\.)?"[\s\S]*" is not valid JSON$/, '');
+    throw new InputError(`${file}: invalid JSON${at}: ${what}`);
   }
   const r = schema.safeParse(raw);
   if (!r.success) {
@@ -35,6 +36,19 @@ export function parseJson<S extends z.ZodType>(file: string, text: string, schem
 }
 
 export const readJson = <S extends z.ZodType>(file: string, schema: S): z.infer<S> => parseJson(file, readText(file), schema);
+
+// V8 (Node 20) gives either "at position N" or, for an unexpected token, the 10 characters either side of it
+// ("..." marking a cut); both are turned back into an offset.
+function errorOffset(msg: string, text: string): number | null {
+  const pos = /position (\d+)/.exec(msg);
+  if (pos) return Number(pos[1]);
+  const ctx = /^Unexpected token '([\s\S])', (\.\.\.)?"([\s\S]*)"(\.\.\.)? is not valid JSON$/.exec(msg);
+  if (!ctx) return null;
+  const [, token, cutBefore, excerpt] = ctx;
+  const start = text.indexOf(excerpt);
+  if (start < 0) return null;
+  return start + (cutBefore ? 10 : excerpt.indexOf(token));
+}
 
 function lineColumn(text: string, pos: number): string {
   const before = text.slice(0, pos);

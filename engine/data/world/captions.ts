@@ -29,7 +29,6 @@ const P_SIZE = [0.6, 0.7, 0.8, 0.65, 0.75];
 
 const FRAME: Ref = { kind: 'frame' };
 const tag = (ref: Ref, words: readonly string[]): Token[] => words.map((word) => ({ word, ref }));
-const article = (next: string) => (/^[aeiou]/.test(next) ? 'an' : 'a');
 const joined = (parts: Token[][], sep: string): Token[] => parts.flatMap((p, i) => (i ? [...tag(FRAME, [sep]), ...p] : p));
 
 class Annotator {
@@ -62,26 +61,23 @@ class Annotator {
     const Z = this.mentions(P_SIZE[this.id]) ? this.word(SIZE_WORDS[o.size]) : null;
     const P = this.mentions(P_POSITION) ? this.position(o.cell) : null;
     const opt = (w: string | null) => (w ? [w] : []);
-    const at = (prep: string) => (P ? [prep, 'the', ...P] : []);
-    const withArticle = (ws: string[]) => [article(ws[0]), ...ws];
+    const at = (prep: string) => (P ? [prep, ...P] : []);
     let ws: string[];
     switch (this.id) {
-      case 0: // a small red circle at the top left
-        ws = [...withArticle([...opt(Z), ...opt(C), S]), ...at(o.cell === 4 ? 'in' : Math.floor(o.cell / 3) === 1 ? 'on' : 'at')];
+      case 0: // small red circle at top left
+        ws = [...opt(Z), ...opt(C), S, ...at(o.cell === 4 ? 'in' : Math.floor(o.cell / 3) === 1 ? 'on' : 'at')];
         break;
       case 1: // red small circle top left
         ws = [...opt(C), ...opt(Z), S, ...(P ?? [])];
         break;
-      case 2: // small circle in red at the top left
+      case 2: // small circle in red at top left
         ws = [...opt(Z), S, ...(C ? ['in', C] : []), ...at('at')];
         break;
-      case 3: { // a circle that is red and small at the top left
-        const attrs = [C, Z].filter((w): w is string => w !== null);
-        ws = [...withArticle([S]), ...(attrs.length ? ['that', 'is', ...attrs.flatMap((w, k) => (k ? ['and', w] : [w]))] : []), ...at('at')];
+      case 3: // red circle , small , top left
+        ws = [...opt(C), S, ...(Z ? [',', Z] : []), ...(P ? [',', ...P] : [])];
         break;
-      }
-      default: // a red circle of small size near the top left
-        ws = [...withArticle([...opt(C), S]), ...(Z ? ['of', Z, 'size'] : []), ...at('near')];
+      default: // red circle sized small near top left
+        ws = [...opt(C), S, ...(Z ? ['sized', Z] : []), ...at('near')];
     }
     return tag({ kind: 'object', object: i, phrase: this.phrases++ }, ws);
   }
@@ -105,18 +101,18 @@ class Annotator {
     const mentioned = order.filter((_, k) => k === 0 || this.mentions(P_EXTRA_OBJECT));
     const objs = mentioned.map((i) => this.objectPhrase(i));
     const B = this.mentions(P_BACKGROUND) ? tag({ kind: 'background' }, [this.word(BACKGROUND_WORDS[this.scene.background])]) : null;
-    const rel = this.diverse && mentioned.length >= 2 && this.id >= 3 && this.rng.chance(P_RELATION) ? this.relationClause(mentioned, this.id === 4) : null;
+    const rel = this.diverse && mentioned.length === 2 && this.id >= 3 && this.rng.chance(P_RELATION) ? this.relationClause(mentioned, this.id === 4) : null;
     const f = (...ws: string[]) => tag(FRAME, ws);
     switch (this.id) {
-      case 0: // there is a small red circle at the top left and a blue star on a grey background
-        return [...f('there', 'is'), ...joined(objs, 'and'), ...(B ? [...f('on', 'a'), ...B, ...f('background')] : [])];
+      case 0: // small red circle at top left and large blue star on right on grey background
+        return [...joined(objs, 'and'), ...(B ? [...f('on'), ...B, ...f('background')] : [])];
       case 1: // two shapes on grey : red small circle top left , blue star
         return [...tag({ kind: 'count' }, [COUNT_WORDS[n - 1]]), ...f(n === 1 ? 'shape' : 'shapes'), ...(B ? [...f('on'), ...B] : []), ...f(':'), ...joined(objs, ',')];
-      case 2: // small circle in red at the top left ; blue star | grey
+      case 2: // small circle in red at top left ; blue star | grey
         return [...joined(objs, ';'), ...(B ? [...f('|'), ...B] : [])];
-      case 3: // a picture of a circle that is red , a star against a grey backdrop , with the red circle above the star
-        return [...f('a', 'picture', 'of'), ...joined(objs, ','), ...(B ? [...f('against', 'a'), ...B, ...f('backdrop')] : []), ...(rel ? [...f(',', 'with'), ...rel] : [])];
-      default: // grey background with a red circle of small size plus a star and the red circle is left of the star
+      case 3: // picture of red circle , small , top left and star against grey , with the red circle above the star
+        return [...f('picture', 'of'), ...joined(objs, 'and'), ...(B ? [...f('against'), ...B] : []), ...(rel ? [...f(',', 'with'), ...rel] : [])];
+      default: // grey background with red circle sized small plus star and the red circle is left of the star
         return [...(B ? [...B, ...f('background', 'with')] : f('showing')), ...joined(objs, 'plus'), ...(rel ? [...f('and'), ...rel] : [])];
     }
   }

@@ -16,7 +16,7 @@ const BACKGROUND_RGB: Record<Background, RGB> = {
   sand: [215, 190, 140], sky: [165, 200, 240], wood: [115, 78, 45],
 };
 // Object radius as a fraction of a grid cell's side.
-const SIZE_RADIUS: Record<Size, number> = { small: 0.2, medium: 0.3, large: 0.42 };
+const SIZE_RADIUS: Record<Size, number> = { small: 0.24, medium: 0.33, large: 0.44 };
 
 // Image nuisance; each draw is independent per object (position, scale, rotation) or per image (brightness, noise).
 export const IMAGE_NUISANCE = {

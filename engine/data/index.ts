@@ -1,0 +1,9 @@
+// Datasets in the one layout (dataset.json + images/), the readers of real data into it, and the procedural world.
+export { readCoco, type CocoOptions } from './coco';
+export { readFlickr30k, type Flickr30kOptions } from './flickr30k';
+export { formatInspection, inspectDataset, words, type Inspection } from './inspect';
+export { readKarpathy } from './karpathy';
+export { DATASET_FILE, IMAGES_DIR, isDatasetDir, readDataset, writeDataset } from './layout';
+export { readMulti30k } from './multi30k';
+export { openDataset, type Format, type OpenedDataset, type OpenOptions } from './open';
+export * from './world/index';
