@@ -8,5 +8,7 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // The Electron main process is tested with `electron` mocked; electron-store must see that mock too.
+    server: { deps: { inline: ['electron-store', 'conf'] } },
   },
 });

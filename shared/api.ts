@@ -65,4 +65,5 @@ export type Backend = {
 
 // Wire messages of the WebSocket transport.
 export const WsRequest = z.object({ id: z.number().int(), method: z.string(), params: z.unknown() });
+export type WsRequest = z.infer<typeof WsRequest>;
 export type WsReply = { id: number; result: unknown } | { id: number; error: string } | { event: RunEvent };

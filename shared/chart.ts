@@ -82,7 +82,10 @@ export function chartConfig(input: FigureSpec | FigureSpecResolved, theme: Chart
     min: a.min,
     max: a.max,
     title: { display: true, text: a.label, color: theme.fg, font: { size: 13 } },
-    ticks: { color: theme.muted },
+    // Log axes label only the powers of ten, as 1e-14, instead of chart.js's long decimals.
+    ticks: a.log
+      ? { color: theme.muted, callback: (v: number | string) => { const e = Math.log10(Number(v)); return Math.abs(e - Math.round(e)) < 1e-9 ? `1e${Math.round(e)}` : ''; } }
+      : { color: theme.muted },
     grid: { color: theme.grid, drawOnChartArea: position !== 'right' },
     border: { color: theme.grid },
   });

@@ -1,6 +1,7 @@
 // Runs: what is stored on disk under runs/<id>/ and streamed to the GUI while a job works.
 import { z } from 'zod';
 import { Prop3Params } from './theory';
+import { TrainConfig } from './train';
 
 // Run configs: a discriminated union by run kind; `version` lets old runs stay readable as kinds evolve.
 export const TheoryProp3Config = z.object({
@@ -9,8 +10,9 @@ export const TheoryProp3Config = z.object({
   name: z.string().max(200).optional(),
   params: Prop3Params,
 });
+export type TheoryProp3Config = z.infer<typeof TheoryProp3Config>;
 
-export const RunConfig = z.discriminatedUnion('kind', [TheoryProp3Config]);
+export const RunConfig = z.discriminatedUnion('kind', [TheoryProp3Config, TrainConfig]);
 export type RunConfig = z.infer<typeof RunConfig>;
 export type RunKind = RunConfig['kind'];
 

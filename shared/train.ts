@@ -52,7 +52,6 @@ export const TrainConfig = z
     views: ViewConfig.default(ViewConfig.parse({})),
     select: z.enum(['last', 'val-loss']).default('last'), // checkpoint policy; never test
     backend: z.enum(['auto', 'tensorflow-gpu', 'tensorflow', 'wasm', 'cpu']).default('auto'),
-    threads: z.number().int().min(1).max(64).default(1),
     metricEvery: z.number().int().min(1).default(5),
   })
   .refine((c) => !(c.lamb !== undefined && c.lambEff !== undefined), { message: 'give lamb or lambEff, not both' });

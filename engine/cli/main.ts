@@ -4,6 +4,8 @@ import { Command } from 'commander';
 import { reportError } from './output';
 import { registerRuns } from './runs';
 import { registerTheory } from './theory';
+import { registerData } from './data';
+import { registerTrain } from './train';
 
 let exitCode = 0;
 const program = new Command('prh')
@@ -14,6 +16,8 @@ const program = new Command('prh')
 
 registerRuns(program, (c) => (exitCode = c));
 registerTheory(program, (c) => (exitCode = c));
+registerData(program);
+registerTrain(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -12,11 +12,11 @@ export function initProjector(c: ProjectorConfig, d: number, rng: Rng, p: Params
     const bound = 1 / Math.sqrt(fanIn);
     const w = new Float32Array(fanIn * out).map(() => (2 * rng.uniform() - 1) * bound);
     const b = new Float32Array(out).map(() => (2 * rng.uniform() - 1) * bound);
-    p.set(`proj${i}.w`, tf.variable(tf.tensor2d(w, [fanIn, out]), true, `proj${i}.w`));
-    p.set(`proj${i}.b`, tf.variable(tf.tensor1d(b), true, `proj${i}.b`));
+    p.set(`proj${i}.w`, tf.variable(tf.tensor2d(w, [fanIn, out]), true));
+    p.set(`proj${i}.b`, tf.variable(tf.tensor1d(b), true));
     if (c.norm[i]) {
-      p.set(`proj${i}.bn.g`, tf.variable(tf.ones([out]), true, `proj${i}.bn.g`));
-      p.set(`proj${i}.bn.b`, tf.variable(tf.zeros([out]), true, `proj${i}.bn.b`));
+      p.set(`proj${i}.bn.g`, tf.variable(tf.ones([out]), true));
+      p.set(`proj${i}.bn.b`, tf.variable(tf.zeros([out]), true));
     }
     fanIn = out;
   });

@@ -19,7 +19,7 @@ async function tryNative(pkg: string): Promise<boolean> {
   }
 }
 
-export async function initBackend(choice: BackendChoice = 'auto', threads = 1): Promise<BackendInfo> {
+export async function initBackend(choice: BackendChoice = 'auto'): Promise<BackendInfo> {
   if (chosen) {
     if (choice === 'auto' || chosen.package.endsWith(choice) || choice === chosen.name) return chosen;
     throw new InputError(`backend already initialised as ${chosen.name}; cannot switch to ${choice} in one process`);
@@ -35,11 +35,10 @@ export async function initBackend(choice: BackendChoice = 'auto', threads = 1): 
     registerSegmentSum('cpu');
     return (chosen = { name: 'cpu', package: '@tensorflow/tfjs', threads: 1 });
   }
-  const n = threads > 1 ? await enableWasmThreads(threads) : 1;
   await import('@tensorflow/tfjs-backend-wasm');
   if (!(await tf.setBackend('wasm'))) throw new Error('tfjs wasm backend failed to initialise');
   registerSegmentSum('wasm');
-  return (chosen = { name: 'wasm', package: '@tensorflow/tfjs-backend-wasm', threads: n });
+  return (chosen = { name: 'wasm', package: '@tensorflow/tfjs-backend-wasm', threads: 1 });
 }
 
 export const backendInfo = (): BackendInfo | null => chosen;
@@ -88,42 +87,3 @@ export function registerSegmentSum(backendName: 'wasm' | 'cpu'): void {
 }
 
 const toInt32 = (a: Float32Array | Int32Array): Int32Array => (a instanceof Int32Array ? a : Int32Array.from(a));
-
-// Threaded-SIMD wasm under Node (tfjs hard-codes it off when IS_NODE, issue 3830): the loader hands emscripten blob:
-// URLs that node:worker_threads cannot load, and the C++ side caps threads at logical cores / 2. The shim below turns
-// blobs into temp files, gives the factory the bundle's closure variables, and reports each core twice.
-async function enableWasmThreads(threads: number): Promise<number> {
-  const { writeFileSync, mkdtempSync } = await import('node:fs');
-  const { tmpdir } = await import('node:os');
-  const os = await import('node:os');
-  const { join } = await import('node:path');
-  const dir = mkdtempSync(join(tmpdir(), 'prh-wasm-'));
-  let n = 0;
-  const texts = new WeakMap<Blob, string>();
-  const NativeBlob = globalThis.Blob;
-  class TextBlob extends NativeBlob {
-    constructor(parts?: BlobPart[], opts?: BlobPropertyBag) {
-      super(parts, opts);
-      texts.set(this, (parts ?? []).map((p) => (typeof p === 'string' ? p : '')).join(''));
-    }
-  }
-  globalThis.Blob = TextBlob as typeof Blob;
-  const createObjectURL = URL.createObjectURL;
-  URL.createObjectURL = (obj: Blob | MediaSource): string => {
-    let text = texts.get(obj as Blob);
-    if (text === undefined) return createObjectURL(obj as Blob);
-    const file = join(dir, `part-${n++}.js`);
-    // The pthread bootstrap imports the main script by URL; in node:worker_threads that is a plain file path.
-    text = text.replace(/importScripts\(([^)]*)\)/g, (_m, arg) => `importScripts(${arg})`);
-    if (/var\s+WasmBackendModuleThreadedSimd|WasmBackendModuleThreadedSimd\s*=/.test(text))
-      text = "var require$$0=require('fs'),require$$1=require('path'),require$$3=require('perf_hooks'),require$$4=require('os'),commonjsGlobal=globalThis;\n" + text;
-    writeFileSync(file, text);
-    return file;
-  };
-  const cpus = os.cpus;
-  (os as unknown as { cpus: () => unknown[] }).cpus = () => [...cpus(), ...cpus()];
-  const wasm = await import('@tensorflow/tfjs-backend-wasm');
-  tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', true);
-  wasm.setThreadsCount(threads);
-  return threads;
-}

@@ -3,7 +3,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Dataset, type DatasetImage, type Split } from '../../shared/dataset';
 import { InputError } from '../errors';
-import type { TokenBatch } from '../models';
 import { encodeText, type Tokenizer } from '../text';
 
 export type Corpus = {
@@ -46,16 +45,4 @@ export function buildCorpus(ds: Dataset, tk: Tokenizer, maxLen: number): Corpus 
     tokens,
     splits: { train: Int32Array.from(splits.train), val: Int32Array.from(splits.val), test: Int32Array.from(splits.test) },
   };
-}
-
-// Right-padded [rows, maxLen of these rows] batch: padding is waste, so each group is padded only to its own longest.
-export function padBatch(seqs: readonly (readonly number[])[], pad: number): TokenBatch {
-  const cols = Math.max(...seqs.map((s) => s.length));
-  const ids = new Int32Array(seqs.length * cols).fill(pad);
-  const lengths = new Int32Array(seqs.length);
-  seqs.forEach((s, r) => {
-    ids.set(s, r * cols);
-    lengths[r] = s.length;
-  });
-  return { ids, rows: seqs.length, cols, lengths };
 }

@@ -2,25 +2,21 @@
 // pool is kept ([L+1, n, d]) for best-layer scoring, the last layer is the default embedding.
 import * as tf from '@tensorflow/tfjs';
 import type { Embeddings } from '../embeddings';
-import { encode, pool, tokenMask } from '../models';
+import { encode, packBatch, pool } from '../models';
 import type { Corpus } from './corpus';
-import { padBatch, } from './corpus';
 import type { Model, Special } from './objective';
 
 export type SplitEmbeddings = { ids: string[]; last: Embeddings; layers: Float32Array; nLayers: number };
 
-// Captions are embedded in length-sorted chunks so short ones are not padded to the longest.
-export function embedCaptions(m: Model, seqs: number[][], causal: boolean, sp: Special, chunk = 256): { layers: Float32Array; nLayers: number } {
+// Captions are embedded in chunks of packed sequences.
+export function embedCaptions(m: Model, seqs: number[][], causal: boolean, chunk = 256): { layers: Float32Array; nLayers: number } {
   const n = seqs.length, d = m.cfg.d, nLayers = m.cfg.layers + 1;
   const out = new Float32Array(nLayers * n * d);
-  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => seqs[a].length - seqs[b].length);
+  const order = Array.from({ length: n }, (_, i) => i);
   for (let s = 0; s < n; s += chunk) {
     const idx = order.slice(s, s + chunk);
-    const batch = padBatch(idx.map((i) => seqs[i]), sp.pad);
-    const pooled = tf.tidy(() => {
-      const mask = tokenMask(batch);
-      return tf.stack(encode(m.cfg, m.params, batch, causal).map((h) => pool(h, mask, m.cfg.pool)));
-    });
+    const batch = packBatch(idx.map((i) => seqs[i]));
+    const pooled = tf.tidy(() => tf.stack(encode(m.cfg, m.params, batch, causal).map((h) => pool(h, batch, m.cfg.pool))));
     const data = pooled.dataSync();
     pooled.dispose();
     for (let l = 0; l < nLayers; l++)
@@ -33,7 +29,7 @@ export function embedSplit(m: Model, corpus: Corpus, split: 'val' | 'test', caus
   const photos = corpus.splits[split];
   if (!photos.length) return null;
   const seqs = Array.from(photos, (p) => [sp.cls, ...corpus.tokens[p][corpus.images[p].evalCaption], sp.sep]);
-  const { layers, nLayers } = embedCaptions(m, seqs, causal, sp);
+  const { layers, nLayers } = embedCaptions(m, seqs, causal);
   const n = photos.length, d = m.cfg.d;
   return {
     ids: Array.from(photos, (p) => corpus.images[p].id),

@@ -89,7 +89,7 @@ function writeEpochEmbeddings(outDir: string, epoch: number, emb: EpochEmbedding
 export async function train(config: TrainConfig, outDir: string, hooks: TrainHooks = {}, resume = false): Promise<TrainOutcome> {
   const c = config;
   const log = hooks.log ?? (() => {});
-  const backend = await initBackend(c.backend, c.threads);
+  const backend = await initBackend(c.backend);
   mkdirSync(outDir, { recursive: true });
   const ds = readDataset(c.data);
   const tk = tokenizerFor(c, () => ds.images.filter((im) => im.split === 'train').flatMap((im) => im.captions.map((x) => x.text)), outDir, resume);

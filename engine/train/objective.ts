@@ -1,17 +1,17 @@
 // What one training step computes for each arm: the batch it draws and the loss it differentiates.
 import * as tf from '@tensorflow/tfjs';
 import type { Arm, ViewConfig } from '../../shared/train';
-import { encode, pool, project, tokenMask, type EncoderConfig, type Params, type Rng, type TokenBatch } from '../models';
+import { encode, packBatch, pool, project, type EncoderConfig, type Params, type Rng, type TokenBatch } from '../models';
 import { makeViews, type SpecialIds } from '../text';
-import { padBatch, type Corpus } from './corpus';
+import type { Corpus } from './corpus';
 import { invariance } from './invariance';
 import { ntpLoss } from './ntp';
 import { sigreg, sigregDirections, type SigregGrid } from './sigreg';
 
 export type Model = { cfg: EncoderConfig; params: Params };
 
-// JEPA batch: views of B photos, row v·B + b; globals and locals are separate groups so each pads to its own length.
-export type ViewBatch = { B: number; V: number; globals: TokenBatch; locals: TokenBatch | null };
+// JEPA batch: the V views of B photos as packed sequences, sequence v·B + b (globals first).
+export type ViewBatch = { B: number; V: number; tokens: TokenBatch };
 // Causal-LM batch: one ([CLS] caption [SEP]) or two ([CLS] c1 [SEP] c2 [SEP]) captions of each photo.
 export type StepBatch = { kind: 'views'; views: ViewBatch } | { kind: 'text'; text: TokenBatch };
 
@@ -20,12 +20,9 @@ export type Special = SpecialIds & { pad: number };
 export function viewBatch(corpus: Corpus, photos: ArrayLike<number>, arm: 'good' | 'bad', cfg: ViewConfig, rng: Rng, sp: Special): ViewBatch {
   const B = photos.length, V = cfg.globals + cfg.locals;
   const views = Array.from(photos, (p) => makeViews(rng, corpus.tokens[p], arm, cfg, sp));
-  const rows = (from: number, to: number) => {
-    const out: number[][] = [];
-    for (let v = from; v < to; v++) for (let b = 0; b < B; b++) out.push(views[b][v].ids);
-    return out;
-  };
-  return { B, V, globals: padBatch(rows(0, cfg.globals), sp.pad), locals: cfg.locals ? padBatch(rows(cfg.globals, V), sp.pad) : null };
+  const seqs: number[][] = [];
+  for (let v = 0; v < V; v++) for (let b = 0; b < B; b++) seqs.push(views[b][v].ids);
+  return { B, V, tokens: packBatch(seqs) };
 }
 
 // Bad views and NTP read one caption per photo per visit, drawn uniformly (reference-spec §A); pair-NTP two distinct ones.
@@ -40,7 +37,7 @@ export function textBatch(corpus: Corpus, photos: ArrayLike<number>, pair: boole
     const half = Math.floor((maxLen - 3) / 2);
     return [sp.cls, ...caps[i].slice(0, half), sp.sep, ...caps[j].slice(0, maxLen - 3 - Math.min(half, caps[i].length)), sp.sep];
   });
-  return padBatch(seqs, sp.pad);
+  return packBatch(seqs);
 }
 
 export function drawBatch(corpus: Corpus, photos: ArrayLike<number>, arm: Arm, cfg: ViewConfig, rng: Rng, sp: Special, maxLen: number): StepBatch {
@@ -52,13 +49,10 @@ export function drawBatch(corpus: Corpus, photos: ArrayLike<number>, arm: Arm, c
 export type LossParts = { loss: tf.Scalar; inv?: tf.Scalar; sigreg?: tf.Scalar };
 export type JepaLoss = { variant: 'sp' | 'paper'; lamb: number; slices: number; grid: SigregGrid; worldSize: number };
 
-// h: backbone pooled features of every view, [V·B, d] in view-major order.
+// Backbone pooled features of every view, [V·B, d] in view-major order.
 function pooledViews(m: Model, vb: ViewBatch): tf.Tensor2D {
-  const feats = [vb.globals, vb.locals].filter((b): b is TokenBatch => b !== null).map((b) => {
-    const hs = encode(m.cfg, m.params, b, false);
-    return pool(hs[hs.length - 1], tokenMask(b), m.cfg.pool);
-  });
-  return (feats.length === 1 ? feats[0] : tf.concat(feats, 0)) as tf.Tensor2D;
+  const hs = encode(m.cfg, m.params, vb.tokens, false);
+  return pool(hs[hs.length - 1], vb.tokens, m.cfg.pool);
 }
 
 // sp (stable-pretraining): inv(centre = globals) + λ·SIGReg over all V·B projections pooled.

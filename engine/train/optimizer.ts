@@ -17,7 +17,7 @@ export function lrAt(s: Schedule, step: number): number {
 export type AdamW = { m: Map<string, tf.Variable>; v: Map<string, tf.Variable>; t: number; beta1: number; beta2: number; eps: number; weightDecay: number };
 
 export function createAdamW(params: Params, weightDecay: number, beta1 = 0.9, beta2 = 0.999, eps = 1e-8): AdamW {
-  const zeros = () => new Map([...params].map(([k, p]) => [k, tf.variable(tf.zerosLike(p), false, `${k}.adam`)]));
+  const zeros = () => new Map([...params].map(([k, p]) => [k, tf.variable(tf.zerosLike(p), false)]));
   return { m: zeros(), v: zeros(), t: 0, beta1, beta2, eps, weightDecay };
 }
 

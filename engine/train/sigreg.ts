@@ -18,21 +18,21 @@ export function sigregWeights(g: SigregGrid): { t: Float64Array; phi: Float64Arr
   return { t, phi, w };
 }
 
-type Moments = { value: number; a: Float64Array; b: Float64Array }; // a, b: [J, M] gradient coefficients of sin / cos
+type Moments = { value: number; a: Float64Array; b: Float64Array }; // a, b: [M, J] gradient coefficients of sin / cos
 
 // z: [N, M] row-major -> mean_s T_s, with scale = N·worldSize multiplying every T_s.
 export function sigregStatistic(z: Float32Array, N: number, M: number, g: SigregGrid, worldSize: number): Moments {
   const J = g.points, dt = g.tMax / (J - 1);
   const { t, phi, w } = sigregWeights(g);
-  const C = new Float64Array(J * M), S = new Float64Array(J * M); // [J, M] sums over n; j=0 is exactly 0 and skipped
+  const C = new Float64Array(J * M), S = new Float64Array(J * M); // [M, J] sums over n; j=0 is exactly 0 and skipped
   for (let n = 0; n < N; n++) {
     const row = n * M;
     for (let m = 0; m < M; m++) {
       const th = dt * z[row + m], c1 = Math.cos(th), s1 = Math.sin(th);
       let c = c1, s = s1;
       for (let j = 1; j < J; j++) {
-        C[j * M + m] += c;
-        S[j * M + m] += s;
+        C[m * J + j] += c;
+        S[m * J + j] += s;
         const cn = c * c1 - s * s1;
         s = s * c1 + c * s1;
         c = cn;
@@ -44,11 +44,11 @@ export function sigregStatistic(z: Float32Array, N: number, M: number, g: Sigreg
   const a = new Float64Array(J * M), b = new Float64Array(J * M);
   for (let j = 1; j < J; j++)
     for (let m = 0; m < M; m++) {
-      const cm = C[j * M + m] / N - phi[j], sm = S[j * M + m] / N;
+      const cm = C[m * J + j] / N - phi[j], sm = S[m * J + j] / N;
       total += w[j] * (cm * cm + sm * sm);
       // d/dz_nm of (scale/M)·w_j[(C̄−φ)² + S̄²] = (scale/M)·[a_jm sin(t_j z) + b_jm cos(t_j z)]
-      a[j * M + m] = (-2 * w[j] * cm * t[j]) / N;
-      b[j * M + m] = (2 * w[j] * sm * t[j]) / N;
+      a[m * J + j] = (-2 * w[j] * cm * t[j]) / N;
+      b[m * J + j] = (2 * w[j] * sm * t[j]) / N;
     }
   return { value: (scale * total) / M, a, b };
 }
@@ -64,7 +64,7 @@ export function sigregGradient(z: Float32Array, N: number, M: number, g: SigregG
       const th = dt * z[row + m], c1 = Math.cos(th), s1 = Math.sin(th);
       let c = c1, s = s1, acc = 0;
       for (let j = 1; j < J; j++) {
-        acc += a[j * M + m] * s + b[j * M + m] * c;
+        acc += a[m * J + j] * s + b[m * J + j] * c;
         const cn = c * c1 - s * s1;
         s = s * c1 + c * s1;
         c = cn;

@@ -10,8 +10,17 @@ export function fmt(v: unknown): string {
 // Flattens a nested JSON result into label/value rows for a compact readout table.
 export function flatten(obj: unknown, prefix = ''): [string, string][] {
   if (obj === null || typeof obj !== 'object') return [[prefix, fmt(obj)]];
-  if (Array.isArray(obj)) {
-    return obj.every((x) => typeof x === 'number') && obj.length <= 12 ? [[prefix, obj.map(fmt).join(', ')]] : [[prefix, `${obj.length} values`]];
-  }
+  if (Array.isArray(obj)) return [[prefix, fmtArray(obj)]];
   return Object.entries(obj).flatMap(([k, v]) => flatten(v, prefix ? `${prefix}.${k}` : k));
+}
+
+// Short arrays in full; long numeric ones by their distinct values or their range; matrices by shape.
+function fmtArray(a: unknown[]): string {
+  if (a.every(Array.isArray)) return `${a.length}×${(a[0] as unknown[] | undefined)?.length ?? 0} matrix`;
+  if (!a.every((x) => typeof x === 'number')) return `${a.length} items`;
+  const xs = a as number[];
+  if (xs.length <= 12) return xs.map(fmt).join(', ');
+  const distinct = [...new Set(xs.map(fmt))];
+  if (distinct.length <= 3) return `${distinct.join(', ')} (${xs.length} values)`;
+  return `${xs.length} values in [${fmt(Math.min(...xs))}, ${fmt(Math.max(...xs))}]`;
 }

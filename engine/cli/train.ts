@@ -1,0 +1,76 @@
+// `prh train`: one training run (an arm on a dataset) into a run folder, with a progress bar and a line per epoch.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SingleBar, Presets } from 'cli-progress';
+import type { Command } from 'commander';
+import { ARMS, PRESET_NAMES, TrainConfig } from '../../shared/train';
+import { writeJsonAtomic } from '../atomic';
+import { InputError } from '../errors';
+import { BACKENDS, train } from '../train';
+
+const num = (name: string) => (v: string) => {
+  const x = Number(v);
+  if (!Number.isFinite(x)) throw new InputError(`--${name}: expected a number, got '${v}'`);
+  return x;
+};
+
+export function registerTrain(program: Command): void {
+  program
+    .command('train')
+    .description('train a text encoder arm (good/bad views LeJEPA, NTP, pair-NTP) and write checkpoints + embeddings per epoch')
+    .requiredOption('--data <dir>', 'dataset folder (dataset.json)')
+    .requiredOption('--arm <arm>', ARMS.join(' | '))
+    .requiredOption('--out <dir>', 'run folder')
+    .option('--preset <name>', PRESET_NAMES.join(' | '), 'cpu')
+    .option('--epochs <n>', 'epochs', num('epochs'))
+    .option('--batch <n>', 'photos per step', num('batch'))
+    .option('--lamb <x>', 'SIGReg weight λ (default .02)', num('lamb'))
+    .option('--lamb-eff <x>', 'effective SIGReg weight λ·N·world_size (keeps the experiment when the batch changes)', num('lamb-eff'))
+    .option('--loss <variant>', 'sp (inv + λ·SIGReg pooled) | paper ((1−λ)inv + λ·mean per-view SIGReg)')
+    .option('--slices <n>', 'SIGReg directions per step', num('slices'))
+    .option('--lr <x>', 'peak learning rate', num('lr'))
+    .option('--clip <x>', 'gradient-norm clip', num('clip'))
+    .option('--tokenizer <file>', 'Hugging Face tokenizer.json (default: WordPiece trained on the training captions)')
+    .option('--vocab-size <n>', 'vocabulary of the trained tokenizer', num('vocab-size'))
+    .option('--select <policy>', 'checkpoint policy: last | val-loss')
+    .option('--seed <n>', 'seed for init, data order, views and directions', num('seed'))
+    .option('--backend <name>', BACKENDS.join(' | '))
+    .option('--resume', 'continue from the last checkpoint in --out')
+    .option('--json', 'print one JSON document')
+    .action(async (o) => {
+      const parsed = TrainConfig.safeParse({
+        kind: 'train', version: 1, data: o.data, arm: o.arm, preset: o.preset, epochs: o.epochs, batch: o.batch, lamb: o.lamb, lambEff: o.lambEff,
+        loss: o.loss, slices: o.slices, lr: o.lr, clip: o.clip, tokenizer: o.tokenizer, vocabSize: o.vocabSize, select: o.select, seed: o.seed, backend: o.backend,
+      });
+      if (!parsed.success) throw new InputError(parsed.error.issues.map((i) => `--${String(i.path[0] ?? '')}: ${i.message}`).join('; '));
+      const config = parsed.data;
+      writeJsonAtomic(join(o.out, 'config.json'), config);
+      const json = Boolean(o.json);
+      const bar = json ? null : new SingleBar({ format: '{bar} {percentage}% | step {value}/{total} | {msg} | loss {loss}', hideCursor: true }, Presets.shades_classic);
+      let started = false, lastLoss = '-';
+      const say = (t: string) => {
+        if (json) return;
+        if (bar && started) bar.stop();
+        console.log(t);
+        started = false;
+      };
+      const out = await train(config, o.out, {
+        log: say,
+        onStep: (_s, v) => (lastLoss = v.loss.toFixed(4)),
+        progress: (d, t, msg) => {
+          if (!bar) return;
+          if (!started) {
+            bar.start(t, d, { msg, loss: lastLoss });
+            started = true;
+          }
+          bar.update(d, { msg, loss: lastLoss });
+        },
+      }, Boolean(o.resume));
+      if (bar && started) bar.stop();
+      const summary = { status: out.status, arm: config.arm, ...out.setup.lambda, backend: out.setup.backend, epochs: out.epochs, ...(out.status === 'done' ? { selected: out.selected } : {}), ...(out.status === 'diverged' ? { message: out.message } : {}) };
+      writeFileSync(join(o.out, 'train-summary.json'), JSON.stringify(summary, null, 2) + '\n');
+      if (json) console.log(JSON.stringify(summary));
+      else console.log(`${out.status}: ${out.epochs.length} epoch(s)${out.status === 'done' && out.selected ? `, selected epoch ${out.selected.epoch} (${config.select})` : ''}; λ=${out.setup.lambda.lamb.toPrecision(4)} λ_eff=${out.setup.lambda.lambEff.toPrecision(4)}`);
+      if (out.status !== 'done') process.exitCode = 1;
+    });
+}

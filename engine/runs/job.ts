@@ -1,0 +1,38 @@
+// What a job sees inside its worker process, and the JSON lines the worker sends its parent.
+import { z } from 'zod';
+import { MetricRecord, Progress, type RunConfig } from '../../shared/runs';
+
+export type JobContext<C extends RunConfig = RunConfig> = {
+  config: C;
+  runDir: string;
+  resume: boolean; // true when restarted after a cancel, crash or kill: continue from the last checkpoint
+  signal: AbortSignal; // aborted on cancel: stop at the next safe point and checkpoint
+  progress(done: number, total: number, message?: string): void;
+  metric(scope: string, x: number, values: Record<string, number | null>, tags?: Record<string, string | number>): void;
+  log(text: string, level?: 'info' | 'warn' | 'error'): void;
+  path(...parts: string[]): string; // a path inside the run folder (checkpoints/, artifacts/, report/)
+  checkpoint: {
+    load<T>(): T | undefined; // the last state saved by save(), or undefined on a fresh start
+    save<T>(state: T): void; // atomic
+  };
+};
+
+// A job either finishes with a JSON summary, or reports divergence (NaN/Inf) after keeping its last good checkpoint.
+export type JobOutcome = { status: 'done'; result: Record<string, unknown> } | { status: 'diverged'; message: string };
+export type Job<C extends RunConfig = RunConfig> = (ctx: JobContext<C>) => Promise<JobOutcome>;
+
+// Thrown (or returned through signal.reason) when a job stops because it was cancelled.
+export class Cancelled extends Error {
+  override name = 'Cancelled';
+}
+
+// Worker -> parent, one JSON object per stdout line.
+export const WorkerMessage = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('progress'), progress: Progress }),
+  z.object({ type: z.literal('metric'), record: MetricRecord }),
+  z.object({ type: z.literal('log'), level: z.enum(['info', 'warn', 'error']), text: z.string() }),
+  z.object({ type: z.literal('done'), result: z.record(z.string(), z.unknown()) }),
+  z.object({ type: z.literal('diverged'), message: z.string() }),
+  z.object({ type: z.literal('cancelled') }),
+]);
+export type WorkerMessage = z.infer<typeof WorkerMessage>;

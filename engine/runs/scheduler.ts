@@ -1,0 +1,180 @@
+// The job scheduler: runs queued jobs in child processes, at most `concurrency` at once, relays their
+// JSON-line events, and turns how each process ended into the run's final status.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import { cpus } from 'node:os';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { FINISHED, RESUMABLE, type RunEvent, type RunState } from '../../shared/runs';
+import { InputError } from '../errors';
+import { WorkerMessage } from './job';
+import type { RunStore } from './store';
+
+// How to start a worker: under Node with tsx (CLI, tests), or Electron's bundled worker.js with ELECTRON_RUN_AS_NODE.
+export type WorkerCommand = { command: string; args: (runDir: string, resume: boolean) => string[]; env?: NodeJS.ProcessEnv };
+
+export const tsxWorker = (): WorkerCommand => ({
+  command: process.execPath,
+  args: (runDir, resume) => ['--import', import.meta.resolve('tsx'), fileURLToPath(new URL('./worker.ts', import.meta.url)), runDir, ...(resume ? ['--resume'] : [])],
+});
+
+type Active = { child: ChildProcess; cancelRequested: boolean; outcome: WorkerMessage | null; stderr: string[]; killTimer?: NodeJS.Timeout };
+
+export type SchedulerOptions = { concurrency?: number; worker?: WorkerCommand; killAfterMs?: number; progressWriteMs?: number };
+
+export class Scheduler extends EventEmitter<{ event: [RunEvent] }> {
+  readonly concurrency: number;
+  private readonly worker: WorkerCommand;
+  private readonly killAfterMs: number;
+  private readonly progressWriteMs: number;
+  private readonly queue: { id: string; resume: boolean }[] = [];
+  private readonly active = new Map<string, Active>();
+  private readonly lastProgressWrite = new Map<string, number>();
+
+  constructor(private readonly store: RunStore, opts: SchedulerOptions = {}) {
+    super();
+    this.concurrency = Math.max(1, opts.concurrency ?? cpus().length);
+    this.worker = opts.worker ?? tsxWorker();
+    this.killAfterMs = opts.killAfterMs ?? 5000;
+    this.progressWriteMs = opts.progressWriteMs ?? 250;
+  }
+
+  submit(id: string, resume = false): RunState {
+    const state = this.store.get(id);
+    if (this.active.has(id) || this.queue.some((q) => q.id === id)) throw new InputError(`run ${id} is already ${state.status}`);
+    if (resume && !RESUMABLE.includes(state.status)) throw new InputError(`run ${id} is ${state.status}; only ${RESUMABLE.join('/')} runs can be resumed`);
+    const next = this.setState(id, { status: 'queued', error: null, endedAt: null });
+    this.queue.push({ id, resume });
+    this.pump();
+    return next;
+  }
+
+  cancel(id: string): RunState {
+    const queued = this.queue.findIndex((q) => q.id === id);
+    if (queued >= 0) {
+      this.queue.splice(queued, 1);
+      return this.setState(id, { status: 'cancelled', endedAt: new Date().toISOString() });
+    }
+    const run = this.active.get(id);
+    if (!run) throw new InputError(`run ${id} is not running (${this.store.get(id).status})`);
+    run.cancelRequested = true;
+    run.child.kill('SIGTERM'); // graceful: the job checkpoints at its next safe point
+    run.killTimer = setTimeout(() => run.child.kill('SIGKILL'), this.killAfterMs);
+    return this.store.get(id);
+  }
+
+  running(): string[] {
+    return [...this.active.keys()];
+  }
+
+  // Resolves when nothing is queued or running (for the CLI and tests).
+  idle(): Promise<void> {
+    if (!this.active.size && !this.queue.length) return Promise.resolve();
+    return new Promise((resolve) => {
+      const check = (e: RunEvent) => {
+        if (e.type === 'status' && !this.active.size && !this.queue.length) {
+          this.off('event', check);
+          resolve();
+        }
+      };
+      this.on('event', check);
+    });
+  }
+
+  // Stop every job (app quit): cancel gracefully, kill after the grace period.
+  async shutdown(): Promise<void> {
+    this.queue.length = 0;
+    const waits = [...this.active.entries()].map(([id, run]) => {
+      const exited = new Promise<void>((r) => run.child.once('exit', () => r()));
+      this.cancel(id);
+      return exited;
+    });
+    await Promise.all(waits);
+  }
+
+  private pump(): void {
+    while (this.active.size < this.concurrency && this.queue.length) {
+      const { id, resume } = this.queue.shift()!;
+      this.start(id, resume);
+    }
+  }
+
+  private start(id: string, resume: boolean): void {
+    const dir = this.store.dir(id);
+    const child = spawn(this.worker.command, this.worker.args(dir, resume), {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...this.worker.env },
+    });
+    const run: Active = { child, cancelRequested: false, outcome: null, stderr: [] };
+    this.active.set(id, run);
+    const prev = this.store.get(id);
+    this.setState(id, { status: 'running', pid: child.pid ?? null, startedAt: new Date().toISOString(), attempts: prev.attempts + 1 });
+    this.store.log(id, `[${new Date().toISOString()}] ${resume ? 'resumed' : 'started'} (pid ${child.pid})`);
+
+    createInterface({ input: child.stdout! }).on('line', (line) => this.onLine(id, run, line));
+    createInterface({ input: child.stderr! }).on('line', (line) => {
+      run.stderr.push(line);
+      if (run.stderr.length > 40) run.stderr.shift();
+      this.store.log(id, `[stderr] ${line}`);
+    });
+    child.on('error', (err) => run.stderr.push(`could not start the worker: ${err.message}`));
+    child.on('close', (code, signal) => this.onExit(id, run, code, signal));
+  }
+
+  private onLine(id: string, run: Active, line: string): void {
+    let msg: WorkerMessage;
+    try {
+      msg = WorkerMessage.parse(JSON.parse(line));
+    } catch {
+      this.store.log(id, `[stdout] ${line}`); // stray prints from libraries are kept, not fatal
+      return;
+    }
+    switch (msg.type) {
+      case 'progress': {
+        const now = Date.now();
+        if (now - (this.lastProgressWrite.get(id) ?? 0) >= this.progressWriteMs || msg.progress.done >= msg.progress.total) {
+          this.lastProgressWrite.set(id, now);
+          this.store.update(id, { progress: msg.progress });
+        }
+        this.emit('event', { type: 'progress', runId: id, progress: msg.progress });
+        break;
+      }
+      case 'metric':
+        this.emit('event', { type: 'metric', runId: id, record: msg.record });
+        break;
+      case 'log':
+        this.store.log(id, `[${msg.level}] ${msg.text}`);
+        this.emit('event', { type: 'log', runId: id, level: msg.level, text: msg.text });
+        break;
+      default:
+        run.outcome = msg;
+    }
+  }
+
+  private onExit(id: string, run: Active, code: number | null, signal: NodeJS.Signals | null): void {
+    clearTimeout(run.killTimer);
+    this.active.delete(id);
+    this.lastProgressWrite.delete(id);
+    const endedAt = new Date().toISOString();
+    const o = run.outcome;
+    const base = { pid: null, endedAt };
+    if (o?.type === 'done' && code === 0) this.setState(id, { ...base, status: 'done', result: o.result, error: null });
+    else if (o?.type === 'diverged') this.setState(id, { ...base, status: 'diverged', error: o.message });
+    else if (run.cancelRequested) this.setState(id, { ...base, status: 'cancelled', error: null });
+    else {
+      const how = signal ? `killed by ${signal}` : `exited with code ${code}`;
+      const tail = run.stderr.slice(-20).join('\n');
+      this.setState(id, { ...base, status: 'failed', error: `worker ${how}${tail ? `:\n${tail}` : ''}` });
+    }
+    this.store.log(id, `[${endedAt}] ended: ${this.store.get(id).status}`);
+    this.pump();
+  }
+
+  private setState(id: string, patch: Partial<RunState>): RunState {
+    const state = this.store.update(id, patch);
+    this.emit('event', { type: 'status', runId: id, state });
+    return state;
+  }
+}
+
+export const isFinished = (s: RunState) => FINISHED.includes(s.status);

@@ -1,0 +1,30 @@
+// The run-store job: trains from ctx.config, streams per-step and per-epoch metrics, resumes from the last checkpoint.
+import { writeJsonAtomic } from '../atomic';
+import type { JobContext, JobOutcome } from '../runs/job';
+import { Cancelled } from '../runs/job';
+import type { TrainConfig } from '../../shared/train';
+import { train, type TrainHooks } from './loop';
+
+export type TrainJobContext = Omit<JobContext<TrainConfig>, 'checkpoint'>; // training keeps its own per-epoch checkpoints
+
+export async function trainJob(ctx: TrainJobContext, hooks: Pick<TrainHooks, 'onEpoch'> = {}): Promise<JobOutcome> {
+  const out = await train(ctx.config, ctx.runDir, {
+    log: (t) => ctx.log(t),
+    progress: (d, t, m) => ctx.progress(d, t, m),
+    signal: ctx.signal,
+    onStep: (step, v) => ctx.metric('train', step, { loss: v.loss, inv: v.inv ?? null, sigreg: v.sigreg ?? null, lr: v.lr, gradNorm: v.gradNorm }),
+    onEpoch: async (epoch, emb, s) => {
+      ctx.metric('epoch', epoch, { trainLoss: s.trainLoss, valLoss: s.valLoss, seconds: s.seconds, samplesPerSec: s.samplesPerSec });
+      await hooks.onEpoch?.(epoch, emb, s);
+    },
+  }, ctx.resume);
+  const { setup } = out;
+  writeJsonAtomic(ctx.path('resolved-config.json'), { ...setup.config, ...setup.lambda, encoder: setup.encoder, vocab: setup.vocab, backboneParams: setup.params, stepsPerEpoch: setup.stepsPerEpoch, totalSteps: setup.totalSteps, backend: setup.backend });
+  if (out.status === 'cancelled') throw new Cancelled('training cancelled');
+  if (out.status === 'diverged') return { status: 'diverged', message: out.message };
+  const last = out.epochs[out.epochs.length - 1];
+  return {
+    status: 'done',
+    result: { arm: setup.config.arm, lamb: setup.lambda.lamb, lambEff: setup.lambda.lambEff, backend: setup.backend.name, epochs: out.epochs.length, trainLoss: last?.trainLoss ?? null, valLoss: last?.valLoss ?? null, selected: out.selected },
+  };
+}
