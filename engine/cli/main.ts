@@ -6,6 +6,7 @@ import { registerRuns } from './runs';
 import { registerTheory } from './theory';
 import { registerData } from './data';
 import { registerTrain } from './train';
+import { registerAlign } from './align';
 
 let exitCode = 0;
 const program = new Command('prh')
@@ -18,6 +19,7 @@ registerRuns(program, (c) => (exitCode = c));
 registerTheory(program, (c) => (exitCode = c));
 registerData(program);
 registerTrain(program);
+registerAlign(program);
 
 try {
   await program.parseAsync(process.argv);

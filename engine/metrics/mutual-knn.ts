@@ -49,14 +49,12 @@ function topK(g: Mat, k: number): { idx: Int32Array; ties: Uint8Array } {
   return { idx, ties };
 }
 
-// a: [n, da], b: [n, db], rows paired.
-export async function mutualKnn(a: Mat, b: Mat, k = 10): Promise<MutualKnn> {
-  const n = a.rows;
-  if (b.rows !== n) throw new Error(`mutualKnn: ${a.rows} vs ${b.rows} rows`);
+// fa: [n, da], fb: [n, db] unit rows (normalizeRows), paired; ga = fa fa^T, gb = fb fb^T (shared with CKA).
+export function mutualKnnFromGrams(fa: Mat, fb: Mat, ga: Mat, gb: Mat, k = 10): MutualKnn {
+  const n = fa.rows;
+  if (fb.rows !== n) throw new Error(`mutualKnn: ${fa.rows} vs ${fb.rows} rows`);
   if (k < 1 || k > n - 1) throw new Error(`mutualKnn: k=${k} needs 1 <= k <= n-1 = ${n - 1}`);
   const chance = k / (n - 1);
-  const fa = normalizeRows(a);
-  const fb = normalizeRows(b);
   const flat = [spread(fa) < 1e-12 ? 'image' : null, spread(fb) < 1e-12 ? 'text' : null].filter(Boolean);
   if (flat.length)
     return {
@@ -68,7 +66,6 @@ export async function mutualKnn(a: Mat, b: Mat, k = 10): Promise<MutualKnn> {
       tiedQueries: n,
       chance,
     };
-  const [ga, gb] = await Promise.all([gemm(fa, fa, false, true), gemm(fb, fb, false, true)]);
   const na = topK(ga, k);
   const nb = topK(gb, k);
   const perItem = new Array<number>(n);
@@ -84,4 +81,12 @@ export async function mutualKnn(a: Mat, b: Mat, k = 10): Promise<MutualKnn> {
     if (na.ties[i] || nb.ties[i]) tied++;
   }
   return { k, score: sum / n, perItem, degenerate: false, reason: null, tiedQueries: tied, chance };
+}
+
+// a: [n, da], b: [n, db], rows paired (raw features; normalised here).
+export async function mutualKnn(a: Mat, b: Mat, k = 10): Promise<MutualKnn> {
+  const fa = normalizeRows(a);
+  const fb = normalizeRows(b);
+  const [ga, gb] = await Promise.all([gemm(fa, fa, false, true), gemm(fb, fb, false, true)]);
+  return mutualKnnFromGrams(fa, fb, ga, gb, k);
 }
