@@ -4,19 +4,15 @@ import { z } from 'zod';
 import { FigureFormat, FigureSpec } from './figures';
 import { RunConfig, type MetricRecord, type RunEvent, type RunState } from './runs';
 import { Settings } from './settings';
+import { ExploreParams, Prop2Params, Thm1Params, type ExploreResult, type Prop2Demo, type Thm1Demo } from './theory';
 
 const RunId = z.object({ id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/) });
 
-// Interactive theory queries are small by construction (bounded n), so they answer within a slider drag.
-export const ExploreQuery = z.object({
-  n: z.number().int().min(3).max(60).default(30),
-  k: z.number().int().min(1).max(12).default(4),
-  m: z.number().int().min(2).max(12).default(6),
-  rho: z.number().min(0).max(1).default(0.5),
-  worldKind: z.enum(['uniform', 'clustered']).default('uniform'),
-  seed: z.number().int().min(0).max(2 ** 31 - 1).default(0),
-}).refine((q) => q.k < q.n, { message: 'k must be below n', path: ['k'] });
-export type ExploreQuery = z.input<typeof ExploreQuery>;
+// Interactive theory queries are capped so they answer within a slider drag (< ~50 ms); bigger work is a run.
+const small = (max: number) => z.number().int().min(3).max(max);
+export const ExploreQuery = ExploreParams;
+export const Thm1Query = Thm1Params.extend({ n: small(40).default(12), observationsA: small(120).default(20), observationsB: small(120).default(24) });
+export const Prop2Query = Prop2Params.extend({ n: small(60).default(12) });
 
 export const ApiParams = {
   version: z.object({}),
@@ -26,8 +22,8 @@ export const ApiParams = {
   cancelRun: RunId,
   resumeRun: RunId,
   theoryExplore: ExploreQuery,
-  theoryThm1: z.object({ n: z.number().int().min(3).max(60).default(12), k: z.number().int().min(1).max(8).default(3), seed: z.number().int().min(0).default(0) }),
-  theoryProp2: z.object({ k: z.number().int().min(2).max(8).default(3), n: z.number().int().min(4).max(200).default(40), seed: z.number().int().min(0).default(0) }),
+  theoryThm1: Thm1Query,
+  theoryProp2: Prop2Query,
   exportFigure: z.object({ spec: FigureSpec, format: FigureFormat, runId: z.string().optional() }),
   getSettings: z.object({}),
   setSettings: Settings.partial(),
@@ -39,7 +35,7 @@ export type RunDetail = { state: RunState; config: RunConfig; metrics: MetricRec
 export type ExportedFile = { filename: string; mime: string; base64: string; savedTo: string | null };
 export type VersionInfo = { app: string; node: string; runsDir: string; concurrency: number; transport: 'ipc' | 'ws' };
 
-// Result types (theory results are plain JSON produced by engine/theory).
+// Result types.
 export type ApiResults = {
   version: VersionInfo;
   listRuns: RunState[];
@@ -47,9 +43,9 @@ export type ApiResults = {
   startRun: RunState;
   cancelRun: RunState;
   resumeRun: RunState;
-  theoryExplore: Record<string, unknown>;
-  theoryThm1: Record<string, unknown>;
-  theoryProp2: Record<string, unknown>;
+  theoryExplore: ExploreResult;
+  theoryThm1: Thm1Demo;
+  theoryProp2: Prop2Demo;
   exportFigure: ExportedFile;
   getSettings: Settings;
   setSettings: Settings;

@@ -32,7 +32,7 @@ export const FigureSpec = z.object({
 export type FigureSpec = z.input<typeof FigureSpec>;
 export type FigureSpecResolved = z.output<typeof FigureSpec>;
 
-export const FigureFormat = z.enum(['png', 'svg']);
+export const FigureFormat = z.enum(['png', 'svg', 'pdf']);
 export type FigureFormat = z.infer<typeof FigureFormat>;
 
 // Colour per series index: Okabe-Ito, readable for colour-blind readers and in print.

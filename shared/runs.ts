@@ -1,6 +1,6 @@
 // Runs: what is stored on disk under runs/<id>/ and streamed to the GUI while a job works.
 import { z } from 'zod';
-import { Prop3Params } from './theory';
+import { Prop3GridParams } from './theory';
 import { TrainConfig } from './train';
 
 // Run configs: a discriminated union by run kind; `version` lets old runs stay readable as kinds evolve.
@@ -8,7 +8,7 @@ export const TheoryProp3Config = z.object({
   kind: z.literal('theory.prop3'),
   version: z.literal(1),
   name: z.string().max(200).optional(),
-  params: Prop3Params,
+  params: Prop3GridParams,
 });
 export type TheoryProp3Config = z.infer<typeof TheoryProp3Config>;
 

@@ -19,6 +19,13 @@ export const ViewConfig = z.object({
 });
 export type ViewConfig = z.infer<typeof ViewConfig>;
 
+// Set by an experiment: the frozen image embeddings of the fit (val) and test photos, scored every epoch.
+export const TrainEvaluation = z.object({
+  images: z.object({ val: z.string(), test: z.string() }), // .npy with an ids sidecar (photo ids)
+  k: z.number().int().min(1).default(10),
+});
+export type TrainEvaluation = z.infer<typeof TrainEvaluation>;
+
 export const TrainConfig = z
   .object({
     kind: z.literal('train'),
@@ -53,6 +60,8 @@ export const TrainConfig = z
     select: z.enum(['last', 'val-loss']).default('last'), // checkpoint policy; never test
     backend: z.enum(['auto', 'tensorflow-gpu', 'tensorflow', 'wasm', 'cpu']).default('auto'),
     metricEvery: z.number().int().min(1).default(5),
+    // Set by an experiment: fit the map and score R@1 / mutual k-NN against these image embeddings every epoch.
+    evaluation: TrainEvaluation.optional(),
   })
   .refine((c) => !(c.lamb !== undefined && c.lambEff !== undefined), { message: 'give lamb or lambEff, not both' });
 export type TrainConfig = z.infer<typeof TrainConfig>;

@@ -3,32 +3,10 @@ import { Rng } from './rng';
 import { makeWorld } from './world';
 import { checkK } from './prop1';
 import { prepareProp3, prop3Point, uniformNuisance } from './prop3';
-import { Prop3GridParams, parseParams } from './params';
+import { Prop3GridParams, type Prop3Row, type Prop3Summary } from '../../shared/theory';
+import { parseParams } from './params';
 
-export type Prop3Row = {
-  world: number;
-  rho: number;
-  alphaK: number;
-  beta1: number;
-  r: number;
-  rFormula: number;
-  error: number;
-  tie: boolean;
-};
 
-export type Prop3Summary = {
-  rows: number;
-  meanAlphaK: number; // over worlds
-  goodMaxAbsError: number; // max |error| at rho = 0 (good views)
-  below: number; // rows with rho < 1 and rho <= alpha_k
-  above: number; // rows with rho < 1 and rho > alpha_k
-  belowMaxAbsError: number;
-  aboveMinR: number | null; // null when no row is above
-  aboveMaxAbsErrorMinus2r: number; // max |error - 2r| above threshold
-  rFormulaMismatches: number; // rows where r counted from vectors != min(m - 1, #{alpha_i < rho})
-  ties: number; // rows where the tie rule chose inside a straddling eigenspace
-  rhoOne: { world: number[]; r: number[]; error: number[] }; // the rho = 1 rows
-};
 
 export type Prop3GridResult = { params: Prop3GridParams; rows: Prop3Row[]; summary: Prop3Summary };
 
@@ -78,9 +56,9 @@ export function summarizeProp3(rows: Prop3Row[]): Prop3Summary {
     above: above.length,
     belowMaxAbsError: maxAbs(below.map((r) => r.error)),
     aboveMinR: above.length ? Math.min(...above.map((r) => r.r)) : null,
-    aboveMaxAbsErrorMinus2r: maxAbs(above.map((r) => r.error - 2 * r.r)),
+    aboveMaxAbsErrMinus2r: maxAbs(above.map((r) => r.error - 2 * r.r)),
     rFormulaMismatches: rows.filter((r) => r.r !== r.rFormula).length,
     ties: rows.filter((r) => r.tie).length,
-    rhoOne: { world: one.map((r) => r.world), r: one.map((r) => r.r), error: one.map((r) => r.error) },
+    rhoOne: { rows: one.length, world: one.map((r) => r.world), r: one.map((r) => r.r), error: one.map((r) => r.error) },
   };
 }

@@ -5,15 +5,24 @@
 import { Matrix } from 'ml-matrix';
 import { InputError } from '../errors';
 import { kernel, type World } from './world';
-import { clusters, columns, nontrivialSpectrum, orderByPreference, topK, type Spectrum } from './spectral';
+import { clusters, columns, nontrivialSpectrum, orderByPreference, topK, type Preference, type Spectrum } from './spectral';
 import { whitenedOptimum } from './prop1';
 import { nuclearNorm } from './procrustes';
 
 export type Nuisance = { m: number; nu: Float64Array /* [m] */ };
 
 export function uniformNuisance(m: number): Nuisance {
-  if (!Number.isInteger(m) || m < 2) throw new InputError(`m = ${m}: expected an integer >= 2 nuisance values`);
-  return { m, nu: new Float64Array(m).fill(1 / m) };
+  return nuisanceFrom(new Float64Array(m).fill(1 / m));
+}
+
+// A nuisance marginal nu: [m], m >= 2 values, each > 0, summing to 1.
+export function nuisanceFrom(nu: Float64Array): Nuisance {
+  const m = nu.length;
+  if (m < 2) throw new InputError(`m = ${m}: expected at least 2 nuisance values`);
+  if (nu.some((x) => !(x > 0))) throw new InputError(`nu = [${Array.from(nu)}]: expected every entry > 0`);
+  const total = nu.reduce((a, x) => a + x, 0);
+  if (Math.abs(total - 1) > 1e-9) throw new InputError(`nu sums to ${total}, expected 1`);
+  return { m, nu };
 }
 
 // 'kronecker': eigenvectors of S_W ⊗ S_N as products g_i ⊗ h_j (exact, ~1 ms per rho at n*m = 180);
@@ -29,8 +38,8 @@ export type Prop3World = {
   alpha: Float64Array; // [n - 1] descending
   worldUnique: boolean; // alpha_k > alpha_{k+1}, so f* is determined up to rotation
   target: Matrix; // [n m, k] f* = world-only (good-view) optimum lifted to (s, u), sqrt-weighted
-  worldOnly: Matrix; // [n m, n] orthonormal basis e_s ⊗ sqrt(nu) of functions of s
-  nuisanceOnly: Matrix; // [n m, m] orthonormal basis sqrt(pi) ⊗ e_u of functions of u
+  worldOnly: Preference; // coefficients in the orthonormal basis e_s ⊗ sqrt(nu) of functions of s: [n, c]
+  nuisanceOnly: Preference; // coefficients in the orthonormal basis sqrt(pi) ⊗ e_u of functions of u: [m, c]
 };
 
 export type Prop3Point = {
@@ -51,15 +60,18 @@ export function prepareProp3(world: World, nuisance: Nuisance, k: number): Prop3
   const sqNu = nu.map(Math.sqrt);
   const sqPi = world.pi.map(Math.sqrt);
   const target = new Matrix(n * m, k);
-  const worldOnly = new Matrix(n * m, n);
-  const nuisanceOnly = new Matrix(n * m, m);
-  for (let s = 0; s < n; s++) {
-    for (let u = 0; u < m; u++) {
-      for (let a = 0; a < k; a++) target.set(s * m + u, a, opt.spectrum.vectors.get(s, a) * sqNu[u]);
-      worldOnly.set(s * m + u, s, sqNu[u]);
-      nuisanceOnly.set(s * m + u, u, sqPi[s]);
-    }
-  }
+  for (let s = 0; s < n; s++) for (let u = 0; u < m; u++) for (let a = 0; a < k; a++) target.set(s * m + u, a, opt.spectrum.vectors.get(s, a) * sqNu[u]);
+  // Sums over the other factor instead of multiplying by [n m, n] / [n m, m] bases: same numbers, no big products.
+  const worldOnly: Preference = (C) => {
+    const M = new Matrix(n, C.columns);
+    for (let s = 0; s < n; s++) for (let u = 0; u < m; u++) for (let c = 0; c < C.columns; c++) M.set(s, c, M.get(s, c) + sqNu[u] * C.get(s * m + u, c));
+    return M;
+  };
+  const nuisanceOnly: Preference = (C) => {
+    const M = new Matrix(m, C.columns);
+    for (let s = 0; s < n; s++) for (let u = 0; u < m; u++) for (let c = 0; c < C.columns; c++) M.set(u, c, M.get(u, c) + sqPi[s] * C.get(s * m + u, c));
+    return M;
+  };
   const alpha = opt.spectrum.values;
   return { world, nuisance, k, spectrum: opt.spectrum, alpha, worldUnique: opt.unique, target, worldOnly, nuisanceOnly };
 }
@@ -78,17 +90,8 @@ export function prop3Point(prep: Prop3World, rho: number, method: Prop3Method = 
   const { k, nuisance, alpha } = prep;
   const chosen = prop3Directions(prep, rho, method);
   const Z = chosen.vectors;
-  const { n } = prep.world;
-  const sqNu = nuisance.nu.map(Math.sqrt);
-  const worldFraction = Array.from({ length: k }, (_, a) => {
-    let sum = 0;
-    for (let s = 0; s < n; s++) {
-      let c = 0;
-      for (let u = 0; u < nuisance.m; u++) c += Z.get(s * nuisance.m + u, a) * sqNu[u];
-      sum += c * c;
-    }
-    return sum;
-  });
+  const W = prep.worldOnly(Z); // [n, k]
+  const worldFraction = Array.from({ length: k }, (_, a) => W.getColumn(a).reduce((acc, x) => acc + x * x, 0));
   const r = worldFraction.filter((x) => x < 0.5).length;
   const below = alpha.slice(0, k).filter((x) => x < rho).length;
   // Z and the target are orthonormal columns (whitened), so E[f f*^T] = Z^T Z*.
@@ -117,7 +120,7 @@ export function prop3Directions(prep: Prop3World, rho: number, method: Prop3Meth
   return { ...chosen, beta1: nuisSpec.values[0] };
 }
 
-function jointTopK(prep: Prop3World, rho: number, prefer: Matrix[]): { vectors: Matrix; tie: boolean } {
+function jointTopK(prep: Prop3World, rho: number, prefer: Preference[]): { vectors: Matrix; tie: boolean } {
   const { world, nuisance } = prep;
   const SW = kernel(world);
   const SN = nuisanceKernel(nuisance, rho);
@@ -128,7 +131,7 @@ function jointTopK(prep: Prop3World, rho: number, prefer: Matrix[]): { vectors: 
 
 // Eigenpairs of S_W ⊗ S_N are (mu_i beta_j, g_i ⊗ h_j) with i = 0 / j = 0 the trivial factors; (0, 0) is the constant
 // and is never a candidate. Only the vectors up to the end of the boundary eigenspace are materialised.
-function kroneckerTopK(prep: Prop3World, nuisSpec: Spectrum, prefer: Matrix[]): { vectors: Matrix; tie: boolean } {
+function kroneckerTopK(prep: Prop3World, nuisSpec: Spectrum, prefer: Preference[]): { vectors: Matrix; tie: boolean } {
   const { world, nuisance, k, spectrum } = prep;
   const { n } = world;
   const { m } = nuisance;

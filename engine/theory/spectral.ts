@@ -81,12 +81,16 @@ export function canonicalBasis(C: Matrix): Matrix {
   return C.mmul(new Matrix(picked).transpose());
 }
 
-// Order an eigenspace C: [N, c] by preference: rotate to the eigenbasis of C^T P C (P = projector onto span(prefer[0]),
-// prefer[0]: [N, p] orthonormal) so directions lying most in the preferred space come first (this is the SVD of P C);
-// groups with equal overlap are ordered by the next preference, and finally by the canonical basis.
-export function orderByPreference(C: Matrix, prefer: Matrix[]): Matrix {
-  if (prefer.length === 0 || C.columns === 0) return canonicalBasis(C);
-  const M = prefer[0].transpose().mmul(C); // [p, c]
+// A preferred function space, given by what it does to an orthonormal set C: [N, c]: the coefficients [p, c] of C's
+// columns in an orthonormal basis B: [N, p] of the space (B^T C, computed without forming B where B has structure).
+export type Preference = (C: Matrix) => Matrix;
+
+// Order an eigenspace C: [N, c] by preference: rotate to the eigenbasis of M^T M (M = prefer[0](C), so M^T M = C^T P C
+// with P the projector onto the preferred space; this is the SVD of P C) so directions lying most in the preferred
+// space come first; groups with equal overlap are ordered by the next preference, and finally by the canonical basis.
+export function orderByPreference(C: Matrix, prefer: Preference[]): Matrix {
+  if (prefer.length === 0) return canonicalBasis(C);
+  const M = prefer[0](C); // [p, c]
   const gram = M.transpose().mmul(M);
   const evd = new EigenvalueDecomposition(gram.add(gram.transpose()).div(2), { assumeSymmetric: true });
   const asc = evd.realEigenvalues;
@@ -107,7 +111,7 @@ export type TopK = {
 };
 
 // Top-k non-trivial eigenvectors; an eigenspace straddling the boundary is ordered by `prefer` before cutting.
-export function topK(spec: Spectrum, k: number, prefer: Matrix[] = []): TopK {
+export function topK(spec: Spectrum, k: number, prefer: Preference[] = []): TopK {
   const n = spec.values.length;
   const gap = k < n ? spec.values[k - 1] - spec.values[k] : null;
   const [start, end] = clusters(spec.values).find(([s, e]) => s < k && k <= e) ?? [k, k];

@@ -3,7 +3,7 @@ import { Matrix } from 'ml-matrix';
 import { InputError } from '../errors';
 import { Rng } from './rng';
 import { nontrivialSpectrum } from './spectral';
-import type { WorldParams } from './params';
+import type { WorldParams } from '../../shared/theory';
 
 export type World = { n: number; pi: Float64Array; W: Float64Array /* [n, n] row-major */ };
 

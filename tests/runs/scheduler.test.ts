@@ -2,10 +2,10 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { RunConfig, RunEvent } from '../../shared/runs';
+import { RunConfig, type RunEvent } from '../../shared/runs';
 import { RunStore, Scheduler, type WorkerCommand } from '../../engine/runs';
 
-const config: RunConfig = { kind: 'theory.prop3', version: 1, params: { worlds: 1, states: 5, k: 2, m: 2, grid: 3, seed: 0, worldKind: 'uniform' } };
+const config: RunConfig = RunConfig.parse({ kind: 'theory.prop3', version: 1, params: { worlds: 1, states: 5, k: 2, m: 2, grid: 3, seed: 0, worldKind: 'uniform' } });
 const fake = (mode: string): WorkerCommand => ({
   command: process.execPath,
   args: (dir) => [join(import.meta.dirname, 'fixtures', 'fake-worker.mjs'), dir],

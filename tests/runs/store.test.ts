@@ -2,11 +2,11 @@ import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { RunConfig } from '../../shared/runs';
+import { RunConfig } from '../../shared/runs';
 import { writeFileAtomic } from '../../engine/atomic';
 import { RunStore } from '../../engine/runs';
 
-const config: RunConfig = { kind: 'theory.prop3', version: 1, params: { worlds: 2, states: 6, k: 2, m: 3, grid: 5, seed: 1, worldKind: 'uniform' } };
+const config: RunConfig = RunConfig.parse({ kind: 'theory.prop3', version: 1, params: { worlds: 2, states: 6, k: 2, m: 3, grid: 5, seed: 1, worldKind: 'uniform' } });
 const tmp = () => mkdtempSync(join(tmpdir(), 'prh-store-'));
 
 describe('run store', () => {

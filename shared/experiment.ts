@@ -1,0 +1,51 @@
+// The paper's experiment: one dataset, one frozen image encoder, several training arms (x seeds) trained with
+// one config, and one evaluation protocol. Arms run as child train runs inside the experiment's run folder.
+import { z } from 'zod';
+import { Arm, TrainConfig, type TrainEvaluation } from './train';
+
+export const ImageEncoderChoice = z.object({
+  model: z.string().min(1).default('world'), // 'world': the shipped world encoder (resources/); else a path to an .onnx file
+  preset: z.enum(['dinov2', 'imagenet-cnn', 'custom']).optional(), // detected from the model's input/output names when absent
+});
+export type ImageEncoderChoice = z.infer<typeof ImageEncoderChoice>;
+
+export const EvalProtocol = z.object({
+  k: z.number().int().min(1).default(10), // mutual k-NN
+  bootstrap: z.number().int().min(100).default(2000), // paired resamples
+  seed: z.number().int().min(0).default(0),
+  sweepCounts: z.array(z.number().int().min(2)).default([25, 50, 100, 200, 400, 800]), // plus all fit pairs
+  sweepRepeats: z.number().int().min(1).default(5),
+  everyEpoch: z.boolean().default(true), // fit + score after every epoch (the live curves)
+});
+export type EvalProtocol = z.infer<typeof EvalProtocol>;
+
+// What each arm's train run gets on top of the shared train settings.
+const TRAIN_FIXED = ['kind', 'version', 'name', 'data', 'arm', 'seed', 'evaluation'] as const;
+export type TrainSettings = Omit<z.input<typeof TrainConfig>, (typeof TRAIN_FIXED)[number]>;
+
+export const ExperimentConfig = z
+  .object({
+    kind: z.literal('experiment'),
+    version: z.literal(1),
+    name: z.string().max(200).optional(),
+    data: z.string().min(1), // dataset folder (dataset.json + images/)
+    image: ImageEncoderChoice.default(ImageEncoderChoice.parse({})),
+    arms: z.array(Arm).min(1).default(['good', 'bad', 'ntp']),
+    seeds: z.array(z.number().int().min(0)).min(1).default([0]), // replicates: training noise can exceed the bootstrap CI
+    train: z.record(z.string(), z.unknown()).default({}), // TrainSettings, validated per arm below
+    eval: EvalProtocol.default(EvalProtocol.parse({})),
+    parallel: z.number().int().min(1).optional(), // arms trained at once; default: number of cores
+  })
+  .superRefine((c, ctx) => {
+    for (const key of TRAIN_FIXED) if (key in c.train) ctx.addIssue({ code: 'custom', path: ['train', key], message: `set by the experiment, not in train` });
+    const probe = TrainConfig.safeParse(armConfig(c, c.arms[0], c.seeds[0]));
+    if (!probe.success) for (const i of probe.error.issues) ctx.addIssue({ code: 'custom', path: ['train', ...i.path.map(String)], message: i.message });
+    if (new Set(c.arms).size !== c.arms.length) ctx.addIssue({ code: 'custom', path: ['arms'], message: 'each arm once' });
+  });
+export type ExperimentConfig = z.infer<typeof ExperimentConfig>;
+export type ExperimentConfigInput = z.input<typeof ExperimentConfig>;
+
+// The train run of one arm and seed (unparsed: TrainConfig.parse fills its defaults).
+export function armConfig(c: Pick<ExperimentConfig, 'data' | 'train'>, arm: Arm, seed: number, evaluation?: TrainEvaluation): z.input<typeof TrainConfig> {
+  return { ...(c.train as TrainSettings), kind: 'train', version: 1, name: `${arm} (seed ${seed})`, data: c.data, arm, seed, ...(evaluation ? { evaluation } : {}) };
+}
