@@ -14,6 +14,7 @@ export type TheoryProp3Config = z.infer<typeof TheoryProp3Config>;
 
 export const RunConfig = z.discriminatedUnion('kind', [TheoryProp3Config, TrainConfig]);
 export type RunConfig = z.infer<typeof RunConfig>;
+export type RunConfigInput = z.input<typeof RunConfig>; // defaults not yet filled in
 export type RunKind = RunConfig['kind'];
 
 export const RunStatus = z.enum(['queued', 'running', 'done', 'failed', 'cancelled', 'interrupted', 'diverged']);

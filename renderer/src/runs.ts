@@ -1,6 +1,6 @@
 // The renderer's live view of the run store: states from listRuns + status events, metrics of the runs on screen.
 import { reactive } from 'vue';
-import type { MetricRecord, Progress, RunConfig, RunState } from '../../shared/runs';
+import type { MetricRecord, Progress, RunConfig, RunConfigInput, RunState } from '../../shared/runs';
 import { backend } from './backend';
 
 export const runs = reactive(new Map<string, RunState>());
@@ -31,10 +31,9 @@ export async function openRun(id: string): Promise<void> {
   metrics.set(id, [...detail.metrics, ...live.filter((m) => !seen.has(`${m.scope}:${m.x}:${m.t}`))]);
 }
 
-export async function startRun(config: RunConfig): Promise<RunState> {
+export async function startRun(config: RunConfigInput): Promise<RunState> {
   const state = await backend.call('startRun', { config });
   runs.set(state.id, state);
   metrics.set(state.id, []);
-  configs.set(state.id, config);
   return state;
 }
