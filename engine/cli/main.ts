@@ -7,6 +7,7 @@ import { registerTheory } from './theory';
 import { registerData } from './data';
 import { registerTrain } from './train';
 import { registerAlign } from './align';
+import { registerImage } from './image';
 
 let exitCode = 0;
 const program = new Command('prh')
@@ -20,6 +21,7 @@ registerTheory(program, (c) => (exitCode = c));
 registerData(program);
 registerTrain(program);
 registerAlign(program);
+registerImage(program, (c) => (exitCode = c));
 
 try {
   await program.parseAsync(process.argv);

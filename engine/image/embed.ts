@@ -30,18 +30,19 @@ export async function embedImages(enc: ImageEncoder, images: ImageRef[], opts: E
   const pre = new Preprocessor(enc.spec);
   const per = 3 * size * size;
 
+  // One image decoded at a time, drawn, then dropped: a batch of 12-megapixel photos would otherwise hold ~1 GB.
   const prepare = async (b: number): Promise<Batch> => {
     const refs = images.slice(b * batchSize, (b + 1) * batchSize);
-    const decoded = await Promise.allSettled(refs.map((r) => decodeImage(r.file)));
     const batch: Batch = { pixels: new Float32Array(refs.length * per), ids: [], skipped: [] };
-    decoded.forEach((d, i) => {
-      if (d.status === 'fulfilled') {
-        pre.draw(d.value, batch.pixels, batch.ids.length * per);
-        batch.ids.push(refs[i].id);
-      } else if (d.reason instanceof BadImageError && opts.onBadImage === 'skip') {
-        batch.skipped.push({ ...refs[i], reason: d.reason.message });
-      } else throw d.reason;
-    });
+    for (const r of refs) {
+      try {
+        pre.draw(await decodeImage(r.file), batch.pixels, batch.ids.length * per);
+        batch.ids.push(r.id);
+      } catch (err) {
+        if (!(err instanceof BadImageError && opts.onBadImage === 'skip')) throw err;
+        batch.skipped.push({ ...r, reason: err.message });
+      }
+    }
     return batch;
   };
 

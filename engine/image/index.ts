@@ -1,4 +1,6 @@
-// Frozen image encoders as ONNX: sessions, model specs and presets, preprocessing, batched and cached embedding.
+// Frozen image encoders as ONNX: sessions, model specs and presets, preprocessing, batched and cached embedding,
+// and linear probes of the procedural world's attributes.
+export { PROBE_TASKS, type ProbeResult, type ProbeTask, attributeLabel, pixelFeatures, probeAttributes } from './attribute-probe';
 export { type CachedEmbedding, EmbeddingRecord, RESAMPLER, cacheKey, embedCached, readImageEmbeddings, recordPath, writeImageEmbeddings } from './cache';
 export { type BadImagePolicy, type EmbedOptions, type ImageEmbeddings, type ImageRef, type SkippedImage, embedImages } from './embed';
 export { type EncoderOptions, type ImageEncoder, openImageEncoder } from './encoder';

@@ -1,6 +1,7 @@
 // Image file -> normalised float32 CHW pixels, with @napi-rs/canvas (Skia): measured 2.5x faster than sharp here
 // (3.2 vs 8.4 ms per 500x375 JPEG). Skia decodes JPEG (incl. grayscale and CMYK), PNG (any bit depth, alpha),
-// WebP, GIF, BMP and AVIF, and applies the EXIF orientation while decoding (checked in tests/image).
+// WebP, GIF, BMP and AVIF, and applies the EXIF orientation while decoding (orientation, CMYK, grayscale,
+// 16-bit and alpha are checked in tests/image).
 import { readFile } from 'node:fs/promises';
 import { type Canvas, type Image, type SKRSContext2D, createCanvas, loadImage } from '@napi-rs/canvas';
 import { InputError } from '../errors';
@@ -33,6 +34,9 @@ export async function decodeImage(file: string): Promise<Image> {
   }
 }
 
+// Python's round(): halves go to the even neighbour (torchvision's crop offset uses it).
+const roundHalfEven = (v: number): number => (Math.abs(v % 1) === 0.5 ? 2 * Math.round(v / 2) : Math.round(v));
+
 // The source rectangle (in oriented image px) that "resize shorter side to `resize`, centre crop `size`" keeps,
 // with torchvision's rounding: longer side int(resize*long/short), crop offset round((side-size)/2).
 export function cropRect(width: number, height: number, spec: Pick<ImageSpec, 'size' | 'resize'>): { sx: number; sy: number; sw: number; sh: number } {
@@ -41,7 +45,7 @@ export function cropRect(width: number, height: number, spec: Pick<ImageSpec, 's
   const rh = height <= width ? spec.resize : Math.floor((spec.resize * height) / short);
   const kx = width / rw; // source px per resized px
   const ky = height / rh;
-  return { sx: Math.round((rw - spec.size) / 2) * kx, sy: Math.round((rh - spec.size) / 2) * ky, sw: spec.size * kx, sh: spec.size * ky };
+  return { sx: roundHalfEven((rw - spec.size) / 2) * kx, sy: roundHalfEven((rh - spec.size) / 2) * ky, sw: spec.size * kx, sh: spec.size * ky };
 }
 
 // Draws images into one reusable size x size canvas and writes [3, size, size] normalised floats.

@@ -79,15 +79,21 @@ function presetSpec(preset: Preset, info: ModelInfo): Partial<ImageSpec> & { emb
 export function resolveSpec(info: ModelInfo, source: string, preset?: Preset, over: SpecOverrides = {}): ImageSpec {
   const p = preset ?? detectPreset(info);
   const base = presetSpec(p, info);
-  const embedding = { ...base.embedding, ...over.embedding };
-  if (!embedding.tensor) {
+  const tensor = over.embedding?.tensor ?? base.embedding?.tensor;
+  if (!tensor) {
     throw new InputError(
       `${source}: the model has no usable float output; its outputs are ${info.outputs.map(formatTensor).join(', ') || 'none'}. ` +
         `Pick a tensor (e.g. --output NAME) to read the embedding from.`,
     );
   }
-  if (embedding.pool === undefined) embedding.pool = (info.outputs.find((o) => o.name === embedding.tensor)?.dims?.length ?? 2) === 3 ? 'cls' : 'none';
-  const merged = { ...base, ...over, preset: p, embedding };
+  // A token tensor [N, T, D] named without a pool gives its CLS row; any other tensor is flattened per image.
+  const byRank: Pool = info.outputs.find((o) => o.name === tensor)?.dims?.length === 3 ? 'cls' : 'none';
+  const pool = over.embedding?.pool ?? (over.embedding?.tensor ? byRank : (base.embedding?.pool ?? byRank));
+  const embedding = { ...base.embedding, ...over.embedding, tensor, pool };
+  // A new crop size without a new resize keeps the preset's resize/crop ratio (256/224 for dinov2).
+  const ratio = base.resize && base.size ? base.resize / base.size : undefined;
+  const resize = over.resize ?? (over.size && ratio ? Math.round(over.size * ratio) : base.resize);
+  const merged = { ...base, ...over, resize, preset: p, embedding };
   const parsed = ImageSpec.safeParse(merged);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join('.') || 'spec'}: ${i.message}`).join('; ');

@@ -3,6 +3,7 @@ export { type Dim, ElemType, GraphBuilder, valueInfo } from './graph-builder';
 export {
   VIT_S14,
   VitConfig,
+  type VitConfigInput,
   type VitWeights,
   blockOutputName,
   buildVitOnnx,

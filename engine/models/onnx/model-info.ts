@@ -1,5 +1,5 @@
-// What an ONNX file declares: its graph inputs and outputs (name, element type, dims) and every tensor its nodes
-// produce, read with onnx-proto before a session exists (so an intermediate can be exposed first).
+// What an ONNX file declares: its graph inputs and outputs (name, element type, dims), read with onnx-proto
+// before a session exists (so an intermediate tensor can be exposed first).
 import type onnxProto from 'onnx-proto';
 import { InputError } from '../../errors';
 import { type Dim, ElemType, onnx } from './graph-builder';
@@ -10,8 +10,6 @@ export type TensorInfo = { name: string; type: string; dims: Dim[] | null }; // 
 export type ModelInfo = {
   inputs: TensorInfo[]; // graph inputs that are not initializers (older exporters list weights as inputs too)
   outputs: TensorInfo[];
-  intermediates: string[]; // every tensor a node produces, in graph order
-  docString: string;
 };
 
 export function decodeModel(bytes: Uint8Array, source: string): OnnxModel {
@@ -42,8 +40,6 @@ export function describeModel(model: OnnxModel): ModelInfo {
   return {
     inputs: (g.input ?? []).filter((v) => !weights.has(v.name)).map(tensorInfo),
     outputs: (g.output ?? []).map(tensorInfo),
-    intermediates: (g.node ?? []).flatMap((n) => n.output ?? []),
-    docString: model.docString ?? '',
   };
 }
 

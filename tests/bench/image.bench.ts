@@ -1,0 +1,169 @@
+// Image encoder throughput: onnxruntime-node (CPU) vs PyTorch eager (Debian torch, same weights, same input) on
+// DINOv2-layout ViTs at batch 1 and 16. Each side runs in its own process so its peak RSS is its own.
+// Run as `npm run bench -- image`; the file re-runs itself as the ORT worker (`tsx image.bench.ts --ort ...`).
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { createCanvas } from '@napi-rs/canvas';
+import * as ort from 'onnxruntime-node';
+import { Preprocessor, decodeImage, resolveSpec } from '../../engine/image';
+import { VIT_S14, VitConfig, buildVitOnnx, decodeModel, randomVitWeights, vitWeightShapes } from '../../engine/models/onnx';
+import type { BenchSuite } from './run';
+
+const root = join(import.meta.dirname, '..', '..');
+const PYTHON = '/usr/bin/python3';
+const BATCHES = [1, 16];
+const ITERS: Record<number, number> = { 1: 10, 16: 3 };
+const THREADS = 2;
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+// ORT worker: load, warm up once, time `iters` runs; prints one JSON line.
+async function ortWorker(model: string, inputFile: string, batch: number, iters: number): Promise<void> {
+  const t0 = performance.now();
+  const s = await ort.InferenceSession.create(model, { intraOpNumThreads: THREADS, interOpNumThreads: 1, graphOptimizationLevel: 'all', executionMode: 'sequential' });
+  const loadMs = performance.now() - t0;
+  const x = new Float32Array(readFileSync(inputFile).buffer.slice(0));
+  const size = Math.round(Math.sqrt(x.length / batch / 3));
+  const feeds = { pixel_values: new ort.Tensor('float32', x, [batch, 3, size, size]) };
+  const pooled = (await s.run(feeds, ['pooler_output'])).pooler_output.data as Float32Array;
+  const times: number[] = [];
+  for (let i = 0; i < iters; i++) {
+    const t = performance.now();
+    await s.run(feeds, ['pooler_output']);
+    times.push(performance.now() - t);
+  }
+  const ms = median(times);
+  console.log(JSON.stringify({ loadMs, msPerBatch: ms, imagesPerSecond: (1000 * batch) / ms, peakRssMB: process.resourceUsage().maxRSS / 1024, pooled: Array.from(pooled.subarray(0, 64)) }));
+}
+
+// The weights of a DINOv2-layout ONNX built by this project, read back by their HF names, as torch's input.
+function writeTorchWeights(modelFile: string, dir: string): VitConfig {
+  const model = decodeModel(readFileSync(modelFile), modelFile);
+  const config = VitConfig.parse(JSON.parse(model.docString ?? '{}').config);
+  const inits = new Map(model.graph!.initializer!.map((t) => [t.name, t]));
+  const tensors: { name: string; shape: number[]; offset: number }[] = [];
+  const parts: Uint8Array[] = [];
+  let offset = 0;
+  for (const [name, shape] of Object.entries(vitWeightShapes(config))) {
+    const raw = inits.get(name)!.rawData!;
+    tensors.push({ name, shape, offset });
+    parts.push(raw);
+    offset += raw.length / 4;
+  }
+  writeFileSync(join(dir, 'weights.f32'), Buffer.concat(parts));
+  writeFileSync(join(dir, 'index.json'), JSON.stringify({ config, tensors }));
+  return config;
+}
+
+function torchStatus(): string | null {
+  if (!existsSync(PYTHON)) return `${PYTHON} not found`;
+  const r = spawnSync(PYTHON, ['-c', 'import torch, numpy'], { encoding: 'utf8' });
+  return r.status === 0 ? null : `torch not importable by ${PYTHON}: ${r.stderr.trim().split('\n').pop()}`;
+}
+
+async function benchModel(name: string, modelFile: string, torchSkip: string | null): Promise<Record<string, unknown>> {
+  const dir = mkdtempSync(join(tmpdir(), `prh-bench-image-${name}-`));
+  const config = writeTorchWeights(modelFile, dir);
+  const rows: Record<string, unknown>[] = [];
+  for (const batch of BATCHES) {
+    // Deterministic normalised-pixel-like input.
+    const x = Float32Array.from({ length: batch * 3 * config.imageSize ** 2 }, (_, i) => Math.sin(i * 0.37) * 1.5);
+    const inputFile = join(dir, 'input.f32');
+    writeFileSync(inputFile, x);
+    const ortRes = JSON.parse(
+      execFileSync(join(root, 'node_modules', '.bin', 'tsx'), [import.meta.filename, '--ort', modelFile, inputFile, String(batch), String(ITERS[batch])], { encoding: 'utf8' }).trim().split('\n').pop()!,
+    );
+    let torch: Record<string, unknown> = { skipped: torchSkip };
+    let maxAbsDiff: number | null = null;
+    if (!torchSkip) {
+      const out = execFileSync(PYTHON, [join(root, 'tests', 'image', 'reference.py'), 'bench', dir, String(batch), String(ITERS[batch])], {
+        encoding: 'utf8',
+        env: { ...process.env, OPENBLAS_NUM_THREADS: '1', OMP_NUM_THREADS: String(THREADS), TORCH_THREADS: String(THREADS) },
+      });
+      torch = JSON.parse(out.trim().split('\n').pop()!);
+      const a = ortRes.pooled as number[];
+      const b = torch.pooled as number[];
+      maxAbsDiff = Math.max(...a.map((v, i) => Math.abs(v - b[i])));
+      delete torch.pooled;
+    }
+    delete ortRes.pooled;
+    const row = {
+      model: name,
+      batch,
+      ort: ortRes,
+      torch,
+      ortOverTorch: typeof torch.imagesPerSecond === 'number' ? ortRes.imagesPerSecond / torch.imagesPerSecond : null,
+      pooledMaxAbsDiff: maxAbsDiff,
+    };
+    console.log(
+      `${name} b${batch}: ORT ${ortRes.imagesPerSecond.toFixed(1)} img/s (${ortRes.peakRssMB.toFixed(0)} MB)` +
+        (torchSkip ? ` | torch skipped: ${torchSkip}` : ` | torch ${(torch.imagesPerSecond as number).toFixed(1)} img/s (${(torch.peakRssMB as number).toFixed(0)} MB) | max |diff| ${maxAbsDiff!.toExponential(1)}`),
+    );
+    rows.push(row);
+  }
+  return { config, params: Object.values(vitWeightShapes(config)).reduce((a, s) => a + s.reduce((x, y) => x * y, 1), 0), rows };
+}
+
+// Decode + resize/crop + normalise, the dinov2 path, on 40 Flickr-sized (500x375) JPEGs: median ms per image.
+async function preprocessBench(dir: string): Promise<Record<string, number>> {
+  const files = Array.from({ length: 40 }, (_, i) => {
+    const c = createCanvas(500, 375);
+    const g = c.getContext('2d');
+    for (let k = 0; k < 30; k++) {
+      g.fillStyle = `hsl(${(i * 37 + k * 53) % 360},70%,${30 + (k % 5) * 10}%)`;
+      g.beginPath();
+      g.arc((k * 97 + i * 13) % 500, (k * 61 + i * 7) % 375, 20 + (k % 7) * 9, 0, 2 * Math.PI);
+      g.fill();
+    }
+    const f = join(dir, `p${i}.jpg`);
+    writeFileSync(f, c.toBuffer('image/jpeg'));
+    return f;
+  });
+  const info = { inputs: [{ name: 'pixel_values', type: 'float32', dims: ['n', 3, 224, 224] }], outputs: [{ name: 'last_hidden_state', type: 'float32', dims: ['n', 257, 384] }] };
+  const spec = resolveSpec(info, 'bench');
+  const pre = new Preprocessor(spec);
+  const out = new Float32Array(3 * 224 * 224);
+  const times: number[] = [];
+  for (const round of [0, 1])
+    for (const f of files) {
+      const t = performance.now();
+      pre.draw(await decodeImage(f), out, 0);
+      if (round) times.push(performance.now() - t);
+    }
+  const ms = median(times);
+  return { msPerImage: ms, imagesPerSecond: 1000 / ms };
+}
+
+const suite = {
+  name: 'image',
+  run: async () => {
+    const torchSkip = torchStatus();
+    if (torchSkip) console.log(`torch side skipped: ${torchSkip}`);
+    const dir = mkdtempSync(join(tmpdir(), 'prh-bench-image-'));
+    const vits = join(dir, 'vit-s14.onnx');
+    writeFileSync(vits, buildVitOnnx(VIT_S14, randomVitWeights(VIT_S14, 0)));
+    const world = join(root, 'resources', 'world-encoder.onnx');
+    const worldResult = existsSync(world)
+      ? await benchModel('world-encoder', world, torchSkip)
+      : { skipped: `${world} not built yet (prh world build-encoder)` };
+    if ('skipped' in worldResult) console.log(`world encoder skipped: ${worldResult.skipped}`);
+    const preprocess = await preprocessBench(dir);
+    console.log(`preprocess 500x375 JPEG -> 224 (dinov2 path): ${preprocess.msPerImage.toFixed(2)} ms/img`);
+    return {
+      threads: THREADS,
+      preprocess,
+      note: 'median ms per batch after one warm-up; ORT intraOp=2 graphOptimizationLevel=all; torch eager no_grad, set_num_threads(2), OPENBLAS_NUM_THREADS=1',
+      vitS14: await benchModel('vit-s14', vits, torchSkip),
+      worldEncoder: worldResult,
+    };
+  },
+} satisfies BenchSuite;
+export default suite;
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href && process.argv[2] === '--ort') {
+  const [model, input, batch, iters] = process.argv.slice(3);
+  await ortWorker(model, input, Number(batch), Number(iters));
+}

@@ -1,0 +1,155 @@
+"""References for tests/image and the image bench, run with /usr/bin/python3 (numpy 1.24, torch 1.13).
+
+  golden              writes dinov2-golden.json (a tiny HF-Dinov2 ViT: weights, input, torch outputs)
+                      and preprocess-golden.json (normalised CHW of a fixed 16x16 pattern image)
+  bench DIR B ITERS   times torch eager on the ViT whose weights DIR/weights.f32 + DIR/index.json hold,
+                      on the batch DIR/input.f32 [B,3,S,S]; prints one JSON line
+"""
+import json
+import math
+import os
+import resource
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def dinov2_forward(torch, w, cfg, x):
+    """Hugging Face Dinov2Model.forward (eval, no interpolation: the position table matches the input grid),
+    transcribed from modeling_dinov2.py. Returns (last_hidden_state, pooler_output, hidden state after block 0)."""
+    F = torch.nn.functional
+    D, H, p, eps = cfg["hidden"], cfg["heads"], cfg["patchSize"], cfg["layerNormEps"]
+    dh = D // H
+    N = x.shape[0]
+    e = F.conv2d(x, w["embeddings.patch_embeddings.projection.weight"], w["embeddings.patch_embeddings.projection.bias"], stride=p)
+    e = e.flatten(2).transpose(1, 2)
+    h = torch.cat([w["embeddings.cls_token"].expand(N, -1, -1), e], dim=1) + w["embeddings.position_embeddings"]
+    S = h.shape[1]
+    block0 = None
+    for i in range(cfg["depth"]):
+        l = f"encoder.layer.{i}"
+        x1 = F.layer_norm(h, (D,), w[f"{l}.norm1.weight"], w[f"{l}.norm1.bias"], eps)
+
+        def heads(n):
+            return F.linear(x1, w[f"{l}.attention.attention.{n}.weight"], w[f"{l}.attention.attention.{n}.bias"]).view(N, S, H, dh).transpose(1, 2)
+
+        q, k, v = heads("query"), heads("key"), heads("value")
+        a = torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(dh), dim=-1)
+        ctx = (a @ v).transpose(1, 2).reshape(N, S, D)
+        h = h + F.linear(ctx, w[f"{l}.attention.output.dense.weight"], w[f"{l}.attention.output.dense.bias"]) * w[f"{l}.layer_scale1.lambda1"]
+        x2 = F.layer_norm(h, (D,), w[f"{l}.norm2.weight"], w[f"{l}.norm2.bias"], eps)
+        approx = "tanh" if cfg.get("gelu") == "tanh" else "none"
+        f = F.linear(F.gelu(F.linear(x2, w[f"{l}.mlp.fc1.weight"], w[f"{l}.mlp.fc1.bias"]), approximate=approx), w[f"{l}.mlp.fc2.weight"], w[f"{l}.mlp.fc2.bias"])
+        h = h + f * w[f"{l}.layer_scale2.lambda1"]
+        if i == 0:
+            block0 = h
+    last = F.layer_norm(h, (D,), w["layernorm.weight"], w["layernorm.bias"], eps)
+    return last, last[:, 0, :], block0
+
+
+def shapes(cfg):
+    D, M, p = cfg["hidden"], cfg["mlp"], cfg["patchSize"]
+    P = (cfg["imageSize"] // p) ** 2
+    s = {
+        "embeddings.cls_token": [1, 1, D],
+        "embeddings.position_embeddings": [1, 1 + P, D],
+        "embeddings.patch_embeddings.projection.weight": [D, 3, p, p],
+        "embeddings.patch_embeddings.projection.bias": [D],
+    }
+    for i in range(cfg["depth"]):
+        l = f"encoder.layer.{i}"
+        for n in ("norm1", "norm2"):
+            s[f"{l}.{n}.weight"] = [D]
+            s[f"{l}.{n}.bias"] = [D]
+        for n in ("query", "key", "value"):
+            s[f"{l}.attention.attention.{n}.weight"] = [D, D]
+            s[f"{l}.attention.attention.{n}.bias"] = [D]
+        s[f"{l}.attention.output.dense.weight"] = [D, D]
+        s[f"{l}.attention.output.dense.bias"] = [D]
+        s[f"{l}.layer_scale1.lambda1"] = [D]
+        s[f"{l}.mlp.fc1.weight"] = [M, D]
+        s[f"{l}.mlp.fc1.bias"] = [M]
+        s[f"{l}.mlp.fc2.weight"] = [D, M]
+        s[f"{l}.mlp.fc2.bias"] = [D]
+        s[f"{l}.layer_scale2.lambda1"] = [D]
+    s["layernorm.weight"] = [D]
+    s["layernorm.bias"] = [D]
+    return s
+
+
+def golden():
+    import torch
+
+    cfg = {"imageSize": 8, "patchSize": 4, "hidden": 8, "depth": 2, "heads": 2, "mlp": 16, "layerNormEps": 1e-6}
+    rng = np.random.default_rng(7)
+    w = {}
+    for name, shape in shapes(cfg).items():
+        around = 1.0 if name.endswith(("norm1.weight", "norm2.weight", "layernorm.weight", "lambda1")) else 0.0
+        w[name] = (around + 0.3 * rng.standard_normal(shape)).astype(np.float32)
+    x = rng.standard_normal((2, 3, 8, 8)).astype(np.float32)
+    with torch.no_grad():
+        last, pooled, block0 = dinov2_forward(torch, {k: torch.from_numpy(v) for k, v in w.items()}, cfg, torch.from_numpy(x))
+        tanh = dinov2_forward(torch, {k: torch.from_numpy(v) for k, v in w.items()}, {**cfg, "gelu": "tanh"}, torch.from_numpy(x))[1]
+    out = {
+        "config": cfg,
+        "pooler_output_tanh_gelu": tanh.numpy().ravel().tolist(),
+        "weights": {k: v.ravel().tolist() for k, v in w.items()},
+        "input": x.ravel().tolist(),
+        "last_hidden_state": last.numpy().ravel().tolist(),
+        "pooler_output": pooled.numpy().ravel().tolist(),
+        "block0": block0.numpy().ravel().tolist(),
+    }
+    with open(os.path.join(HERE, "dinov2-golden.json"), "w") as f:
+        json.dump(out, f)
+
+    # A 16x16 pattern that every channel spans widely; fed at its own size the resize is the identity.
+    yy, xx = np.mgrid[0:16, 0:16]
+    rgb = np.stack([(7 * xx + 3 * yy) % 256, (5 * xx + 11 * yy + 40) % 256, (13 * xx + yy * yy) % 256], axis=-1).astype(np.float32)
+    imagenet = (rgb / 255.0 - np.array([0.485, 0.456, 0.406], np.float32)) / np.array([0.229, 0.224, 0.225], np.float32)
+    caffe = rgb[..., ::-1] - np.array([103.939, 116.779, 123.68], np.float32)  # BGR, 0-255, mean only
+    pre = {
+        "pixels": rgb.astype(np.uint8).ravel().tolist(),  # HWC RGB
+        "imagenet_rgb_01": imagenet.transpose(2, 0, 1).ravel().tolist(),
+        "caffe_bgr_0255": caffe.transpose(2, 0, 1).ravel().tolist(),
+    }
+    with open(os.path.join(HERE, "preprocess-golden.json"), "w") as f:
+        json.dump(pre, f)
+
+
+def bench(folder, batch, iters):
+    import torch
+
+    torch.set_num_threads(int(os.environ.get("TORCH_THREADS", "2")))
+    with open(os.path.join(folder, "index.json")) as f:
+        index = json.load(f)
+    cfg = index["config"]
+    flat = np.fromfile(os.path.join(folder, "weights.f32"), dtype=np.float32)
+    w = {t["name"]: torch.from_numpy(flat[t["offset"] : t["offset"] + int(np.prod(t["shape"]))].reshape(t["shape"]).copy()) for t in index["tensors"]}
+    S = cfg["imageSize"]
+    x = torch.from_numpy(np.fromfile(os.path.join(folder, "input.f32"), dtype=np.float32).reshape(batch, 3, S, S))
+    times = []
+    with torch.no_grad():
+        pooled = dinov2_forward(torch, w, cfg, x)[1]  # warm-up
+        for _ in range(iters):
+            t0 = time.perf_counter()
+            dinov2_forward(torch, w, cfg, x)
+            times.append(time.perf_counter() - t0)
+    med = float(np.median(times))
+    print(json.dumps({
+        "torch": torch.__version__,
+        "threads": torch.get_num_threads(),
+        "msPerBatch": med * 1000,
+        "imagesPerSecond": batch / med,
+        "peakRssMB": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "pooled": pooled.numpy().ravel()[:64].tolist(),
+    }))
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "golden":
+        golden()
+    elif sys.argv[1] == "bench":
+        bench(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
