@@ -1,5 +1,5 @@
 // FigureSpec -> chart.js configuration, used by the renderer (live) and by engine/report (export).
-import type { Chart, ChartConfiguration, ChartDataset, Plugin } from 'chart.js';
+import { Chart, type ChartConfiguration, type ChartDataset, type Plugin } from 'chart.js';
 import { FigureSpec, PALETTE, type FigureSpecResolved, type RefLine } from './figures';
 
 export type ChartTheme = { fg: string; muted: string; grid: string; bg: string };
@@ -14,13 +14,13 @@ export const refLinesPlugin: Plugin<'line'> = {
     if (!opts?.lines.length) return;
     const { ctx, chartArea: a, scales } = chart;
     ctx.save();
-    ctx.setLineDash([6, 4]);
     ctx.lineWidth = 1.5;
-    ctx.font = '12px "DejaVu Sans", "Liberation Sans", sans-serif';
+    ctx.font = `12px ${Chart.defaults.font.family}`; // the chart's own font, so exported PDFs embed one family
     for (const line of opts.lines) {
       const color = line.color ?? opts.color;
       ctx.strokeStyle = color;
       ctx.fillStyle = color;
+      ctx.setLineDash([6, 4]);
       ctx.beginPath();
       if (line.axis === 'y') {
         const y = scales.y.getPixelForValue(line.value);
@@ -28,6 +28,7 @@ export const refLinesPlugin: Plugin<'line'> = {
         ctx.moveTo(a.left, y);
         ctx.lineTo(a.right, y);
         ctx.stroke();
+        ctx.setLineDash([]); // dashed glyphs become Type 3 fonts in PDFs, which journals reject
         ctx.textAlign = 'right';
         ctx.fillText(line.label, a.right - 4, y - 4);
       } else {
@@ -36,6 +37,7 @@ export const refLinesPlugin: Plugin<'line'> = {
         ctx.moveTo(x, a.top);
         ctx.lineTo(x, a.bottom);
         ctx.stroke();
+        ctx.setLineDash([]);
         ctx.textAlign = 'left';
         ctx.fillText(line.label, x + 4, a.top + 12);
       }
@@ -84,7 +86,7 @@ export function chartConfig(input: FigureSpec | FigureSpecResolved, theme: Chart
     title: { display: true, text: a.label, color: theme.fg, font: { size: 13 } },
     // Log axes label only the powers of ten, as 1e-14, instead of chart.js's long decimals.
     ticks: a.log
-      ? { color: theme.muted, callback: (v: number | string) => { const e = Math.log10(Number(v)); return Math.abs(e - Math.round(e)) < 1e-9 ? `1e${Math.round(e)}` : ''; } }
+      ? { color: theme.muted, maxRotation: 0, callback: (v: number | string) => { const e = Math.log10(Number(v)); return Math.abs(e - Math.round(e)) < 1e-9 ? `1e${Math.round(e)}` : ''; } }
       : { color: theme.muted },
     grid: { color: theme.grid, drawOnChartArea: position !== 'right' },
     border: { color: theme.grid },
@@ -101,7 +103,15 @@ export function chartConfig(input: FigureSpec | FigureSpecResolved, theme: Chart
       scales,
       plugins: {
         title: { display: true, text: spec.title, color: theme.fg, font: { size: 15, weight: 'bold' } },
-        legend: { display: spec.series.length > 1, labels: { color: theme.fg, usePointStyle: true } },
+        // Legend marks show the series' style: a line (solid or dashed) or a dot for points-only series.
+        legend: {
+          display: spec.series.length > 1,
+          labels: {
+            color: theme.fg, usePointStyle: true, boxHeight: 7,
+            generateLabels: (chart: Chart) => Chart.defaults.plugins.legend.labels.generateLabels(chart)
+              .map((item) => ({ ...item, pointStyle: spec.series[item.datasetIndex!]?.style === 'points' ? 'circle' : 'line' })),
+          },
+        },
         refLines: { lines: spec.refLines, color: theme.muted },
         background: opts.background ? { color: theme.bg } : undefined,
       } as never,
