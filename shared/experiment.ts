@@ -49,3 +49,36 @@ export type ExperimentConfigInput = z.input<typeof ExperimentConfig>;
 export function armConfig(c: Pick<ExperimentConfig, 'data' | 'train'>, arm: Arm, seed: number, evaluation?: TrainEvaluation): z.input<typeof TrainConfig> {
   return { ...(c.train as TrainSettings), kind: 'train', version: 1, name: `${arm} (seed ${seed})`, data: c.data, arm, seed, ...(evaluation ? { evaluation } : {}) };
 }
+
+// What an experiment run streams (metrics.jsonl of the experiment, relayed from its arms), all tagged {arm, seed}:
+//   scope 'train' x = step  : loss, inv, sigreg, lr, gradNorm
+//   scope 'epoch' x = epoch : trainLoss, valLoss, seconds, samplesPerSec
+//   scope 'eval'  x = epoch : r1, r5, r10 (image->text), t2iR1, mknn, chanceR1, chanceMknn
+// and what it leaves in its folder: image/{val,test}.npy (+ ids, encoder.json), arms/<train run>/ (checkpoints,
+// embeddings, tokenizer), final/<arm>-s<seed>/{w.npy,image-mean.npy,text-mean.npy,alignment.json}, report/.
+
+export type Interval = { estimate: number; lo: number; hi: number };
+export type ArmResult = {
+  arm: string;
+  seed: number;
+  runId: string; // the arm's train run, under arms/
+  epoch: number; // the checkpoint scored (by the train config's selection policy; never test)
+  r1: Interval; r5: Interval; r10: Interval; t2iR1: Interval;
+  mknn: Interval | null; // null when degenerate (zero-variance features)
+  fitR1: number; // R@1 of the fit pairs among themselves: the overfitting gap
+  controls: { random: number; shuffled: number }; // R@1 under a random orthonormal map / a map fitted on shuffled pairs
+};
+export type ArmDifference = { a: string; b: string; seed: number; metric: 'r1' | 'mknn'; estimate: number; lo: number; hi: number };
+export type SeedSpread = { arm: string; seeds: number; meanR1: number; sdR1: number; minR1: number; maxR1: number };
+export type SweepRow = { arm: string; seed: number; n: number; testR1: number; fitR1: number; sdTestR1: number };
+export type ExperimentResult = {
+  arms: ArmResult[];
+  differences: ArmDifference[];
+  spread: SeedSpread[];
+  sweep: SweepRow[];
+  chance: { r1: number; mknn: number };
+  rankHistograms: { arm: string; seed: number; edges: number[]; counts: number[] }[]; // image->text ranks of the test queries
+  image: { model: string; sha256: string; dim: number; preset: string };
+  pairs: { fit: number; test: number; freeParameters: number };
+  seconds: number;
+};

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { Prop3GridParams } from './theory';
 import { TrainConfig } from './train';
+import { ExperimentConfig } from './experiment';
 
 // Run configs: a discriminated union by run kind; `version` lets old runs stay readable as kinds evolve.
 export const TheoryProp3Config = z.object({
@@ -12,7 +13,22 @@ export const TheoryProp3Config = z.object({
 });
 export type TheoryProp3Config = z.infer<typeof TheoryProp3Config>;
 
-export const RunConfig = z.discriminatedUnion('kind', [TheoryProp3Config, TrainConfig]);
+// Generate the procedural world into a dataset folder (options as `prh world generate`).
+export const WorldGenerateConfig = z.object({
+  kind: z.literal('world.generate'),
+  version: z.literal(1),
+  name: z.string().max(200).optional(),
+  out: z.string().min(1),
+  seed: z.number().int().min(0).default(0),
+  preset: z.enum(['paper-like', 'strong', 'null']).default('paper-like'),
+  diversity: z.boolean().optional(),
+  nuisance: z.enum(['none', 'weak', 'medium', 'strong']).optional(),
+  splits: z.object({ train: z.number().int().min(0), val: z.number().int().min(0), test: z.number().int().min(0) }).optional(),
+  imageSize: z.number().int().min(16).max(1024).optional(),
+});
+export type WorldGenerateConfig = z.infer<typeof WorldGenerateConfig>;
+
+export const RunConfig = z.discriminatedUnion('kind', [TheoryProp3Config, TrainConfig, ExperimentConfig, WorldGenerateConfig]);
 export type RunConfig = z.infer<typeof RunConfig>;
 export type RunConfigInput = z.input<typeof RunConfig>; // defaults not yet filled in
 export type RunKind = RunConfig['kind'];

@@ -8,6 +8,7 @@ import { registerData } from './data';
 import { registerTrain } from './train';
 import { registerAlign } from './align';
 import { registerImage } from './image';
+import { registerExperiment } from './experiment';
 
 let exitCode = 0;
 const program = new Command('prh')
@@ -22,6 +23,7 @@ registerData(program);
 registerTrain(program);
 registerAlign(program);
 registerImage(program, (c) => (exitCode = c));
+registerExperiment(program, (c) => (exitCode = c));
 
 try {
   await program.parseAsync(process.argv);

@@ -24,3 +24,10 @@ export function reportError(err: unknown, json: boolean): number {
   else console.error(user ? `error: ${message}` : err instanceof Error ? err.stack : message);
   return user ? EXIT.usage : EXIT.failed;
 }
+
+// A numeric option value, or an InputError naming the flag.
+export const numberOption = (name: string) => (v: string): number => {
+  const x = Number(v);
+  if (!Number.isFinite(x)) throw new InputError(`--${name}: expected a number, got '${v}'`);
+  return x;
+};

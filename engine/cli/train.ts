@@ -7,12 +7,9 @@ import { ARMS, PRESET_NAMES, TrainConfig } from '../../shared/train';
 import { writeJsonAtomic } from '../atomic';
 import { InputError } from '../errors';
 import { BACKENDS, train } from '../train';
+import { numberOption } from './output';
 
-const num = (name: string) => (v: string) => {
-  const x = Number(v);
-  if (!Number.isFinite(x)) throw new InputError(`--${name}: expected a number, got '${v}'`);
-  return x;
-};
+const num = numberOption;
 
 export function registerTrain(program: Command): void {
   program

@@ -18,6 +18,12 @@ export const tsxWorker = (): WorkerCommand => ({
   args: (runDir, resume) => ['--import', import.meta.resolve('tsx'), fileURLToPath(new URL('./worker.ts', import.meta.url)), runDir, ...(resume ? ['--resume'] : [])],
 });
 
+// Inside a worker: start child workers exactly as this one was started (tsx loader or Electron's bundle).
+export const selfWorker = (): WorkerCommand => ({
+  command: process.execPath,
+  args: (runDir, resume) => [...process.execArgv, process.argv[1], runDir, ...(resume ? ['--resume'] : [])],
+});
+
 type Active = { child: ChildProcess; cancelRequested: boolean; outcome: WorkerMessage | null; stderr: string[]; killTimer?: NodeJS.Timeout };
 
 export type SchedulerOptions = { concurrency?: number; worker?: WorkerCommand; killAfterMs?: number; progressWriteMs?: number };

@@ -61,24 +61,8 @@ export class RunStore {
     return next;
   }
 
-  // metrics.jsonl may end in a half-written line if a worker was killed mid-write: skip it. A resumed job
-  // recomputes from its checkpoint and re-emits some points: the later record of a (scope, x, tags) wins.
   metrics(id: string): MetricRecord[] {
-    const file = join(this.dir(id), 'metrics.jsonl');
-    if (!existsSync(file)) return [];
-    const out = new Map<string, MetricRecord>();
-    for (const line of readFileSync(file, 'utf8').split('\n')) {
-      if (!line.trim()) continue;
-      try {
-        const r = MetricRecord.parse(JSON.parse(line));
-        const key = `${r.scope}|${r.x}|${r.tags ? JSON.stringify(r.tags) : ''}`;
-        out.delete(key); // keep file order of the surviving records
-        out.set(key, r);
-      } catch {
-        /* a torn last line */
-      }
-    }
-    return [...out.values()];
+    return readMetricsFile(join(this.dir(id), 'metrics.jsonl'));
   }
 
   log(id: string, line: string): void {
@@ -97,4 +81,23 @@ export class RunStore {
     }
     return changed;
   }
+}
+
+// metrics.jsonl may end in a half-written line if a worker was killed mid-write: skip it. A resumed job
+// recomputes from its checkpoint and re-emits some points: the later record of a (scope, x, tags) wins.
+export function readMetricsFile(file: string): MetricRecord[] {
+  if (!existsSync(file)) return [];
+  const out = new Map<string, MetricRecord>();
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      const r = MetricRecord.parse(JSON.parse(line));
+      const key = `${r.scope}|${r.x}|${r.tags ? JSON.stringify(r.tags) : ''}`;
+      out.delete(key); // keep file order of the surviving records
+      out.set(key, r);
+    } catch {
+      /* a torn last line */
+    }
+  }
+  return [...out.values()];
 }

@@ -9,3 +9,4 @@ export { PRESET_NAMES, PRESETS, resolveWorld, WorldOptions, type Preset, type Wo
 export { contactSheet, galleryFromDataset, galleryJson, previewWorld, type GalleryItem, type GalleryRange } from './preview';
 export { IMAGE_NUISANCE, renderScene } from './render';
 export { drawScenes, sceneKey, type Scene, type SceneObject } from './scene';
+export { worldJob } from './job';

@@ -1,0 +1,88 @@
+// `prh experiment` (the paper's experiment on any dataset and image encoder) and `prh demo` (the newcomer's
+// one command: the default world, the shipped world encoder, three arms, the comparison table).
+import type { Command } from 'commander';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ExperimentConfigInput, ExperimentResult } from '../../shared/experiment';
+import { experimentTables } from '../../shared/experiment-figures';
+import { ARMS, PRESET_NAMES } from '../../shared/train';
+import { userDataDir } from '../api';
+import { generateWorld } from '../data';
+import { tableToMarkdown } from '../report';
+import { numberOption as num } from './output';
+import { openService, runAndWait } from './runs';
+
+const list = (v: string) => v.split(',').map((s) => s.trim()).filter(Boolean);
+const numbers = (name: string) => (v: string) => list(v).map(num(name));
+
+// The train settings an experiment passes to every arm (only the flags given; the rest are TrainConfig defaults).
+function trainSettings(o: Record<string, unknown>): Record<string, unknown> {
+  const keys = ['preset', 'epochs', 'batch', 'lamb', 'lambEff', 'loss', 'slices', 'lr', 'clip', 'select', 'backend'];
+  return Object.fromEntries(keys.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]));
+}
+
+function printResult(r: ExperimentResult): void {
+  for (const t of experimentTables(r).slice(0, 3)) console.log(`\n${tableToMarkdown(t)}`);
+}
+
+async function runExperiment(config: ExperimentConfigInput, o: { runs?: string; json?: boolean }, setExit: (c: number) => void): Promise<void> {
+  const service = openService(o.runs);
+  const { state, code } = await runAndWait(service, config as never, Boolean(o.json));
+  setExit(code);
+  if (o.json) return console.log(JSON.stringify({ id: state.id, status: state.status, dir: service.store.dir(state.id), result: state.result, error: state.error }));
+  if (state.status === 'done') {
+    printResult(state.result as unknown as ExperimentResult);
+    console.log(`\nreport: ${join(service.store.dir(state.id), 'report', 'index.md')}`);
+  } else if (state.error) console.error(state.error);
+}
+
+const addTrainOptions = (c: Command) =>
+  c
+    .option('--preset <name>', PRESET_NAMES.join(' | '))
+    .option('--epochs <n>', 'epochs per arm', num('epochs'))
+    .option('--batch <n>', 'photos per step', num('batch'))
+    .option('--lamb <x>', 'SIGReg weight λ', num('lamb'))
+    .option('--lamb-eff <x>', 'effective SIGReg weight λ·N·world_size', num('lamb-eff'))
+    .option('--loss <variant>', 'sp | paper')
+    .option('--slices <n>', 'SIGReg directions per step', num('slices'))
+    .option('--lr <x>', 'peak learning rate', num('lr'))
+    .option('--select <policy>', 'checkpoint scored: last | val-loss (never test)')
+    .option('--seeds <list>', 'training seeds (replicates), e.g. 0,1,2', numbers('seeds'))
+    .option('--bootstrap <B>', 'paired bootstrap resamples', num('bootstrap'))
+    .option('--parallel <n>', 'arms trained at once (default: cores)', num('parallel'))
+    .option('--runs <dir>', 'runs folder')
+    .option('--json', 'print one JSON document');
+
+export function registerExperiment(program: Command, setExit: (code: number) => void): void {
+  addTrainOptions(
+    program
+      .command('experiment')
+      .description('train the arms on one dataset, score every epoch, compare them with paired-bootstrap CIs, write the report')
+      .requiredOption('--data <dir>', 'dataset folder (dataset.json + images/)')
+      .option('--image-model <path>', "frozen image encoder: 'world' (shipped) or an .onnx file", 'world')
+      .option('--image-preset <name>', 'dinov2 | imagenet-cnn | custom (detected when absent)')
+      .option('--arms <list>', `comma list of ${ARMS.join(', ')}`, list, ['good', 'bad', 'ntp']),
+  ).action(async (o) => {
+    await runExperiment({
+      kind: 'experiment', version: 1, data: o.data, image: { model: o.imageModel, preset: o.imagePreset }, arms: o.arms, seeds: o.seeds,
+      train: trainSettings(o), eval: o.bootstrap ? { bootstrap: o.bootstrap } : undefined, parallel: o.parallel,
+    }, o, setExit);
+  });
+
+  addTrainOptions(
+    program
+      .command('demo')
+      .description('the whole experiment on the default procedural world with the shipped world encoder (about 10 minutes on 2 cores)')
+      .option('--world <dir>', 'where the default world lives (generated when absent)'),
+  ).action(async (o) => {
+    const dir = o.world ?? join(userDataDir(), 'datasets', 'world-paper-like');
+    if (!existsSync(join(dir, 'dataset.json'))) {
+      if (!o.json) console.error(`generating the default world in ${dir} ...`);
+      generateWorld(dir, { preset: 'paper-like', seed: 0 });
+    }
+    await runExperiment({
+      kind: 'experiment', version: 1, name: 'demo: good vs bad views vs NTP on the procedural world', data: dir, image: { model: 'world' },
+      arms: ['good', 'bad', 'ntp'], seeds: o.seeds, train: trainSettings(o), parallel: o.parallel,
+    }, o, setExit);
+  });
+}

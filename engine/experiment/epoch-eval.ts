@@ -1,0 +1,30 @@
+// Per-epoch evaluation inside an arm's train run: fit the map on the fit pairs, score R@1 and mutual k-NN on the
+// test pairs, stream the point. The image side is read once per process.
+import type { TrainEvaluation } from '../../shared/train';
+import { evaluate } from '../align';
+import { readEmbeddings } from '../embeddings';
+import type { EpochEmbeddings } from '../train';
+import { pairSplits, type Side } from './pairs';
+
+export type EvalValues = { r1: number; r5: number; r10: number; t2iR1: number; mknn: number | null; chanceR1: number; chanceMknn: number };
+
+const readSide = (path: string): Side => {
+  const f = readEmbeddings(path);
+  if (!f.ids) throw new Error(`${path}: no ids sidecar (photo ids)`);
+  return { emb: f.emb, ids: f.ids };
+};
+
+export function epochEvaluator(spec: TrainEvaluation) {
+  let images: { val: Side; test: Side } | null = null;
+  return async (emb: EpochEmbeddings): Promise<EvalValues | null> => {
+    if (!emb.val || !emb.test) return null;
+    images ??= { val: readSide(spec.images.val), test: readSide(spec.images.test) };
+    const side = (s: NonNullable<EpochEmbeddings['val']>): Side => ({ emb: s.last, ids: s.ids });
+    const p = pairSplits(images, { val: side(emb.val), test: side(emb.test) });
+    const e = await evaluate({ image: p.image, text: p.text, fit: p.fit, test: p.test, k: spec.k });
+    return {
+      r1: e.imageToText.r1, r5: e.imageToText.r5, r10: e.imageToText.r10, t2iR1: e.textToImage.r1,
+      mknn: e.mknn.degenerate ? null : e.mknn.score, chanceR1: e.chance.r1, chanceMknn: e.chance.mknn,
+    };
+  };
+}

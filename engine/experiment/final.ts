@@ -1,0 +1,121 @@
+// After training: score every arm's selected checkpoint on the test pairs with paired-bootstrap CIs (per seed: the
+// same resampled test items for every arm), the two controls, the pair-count sweep, rank histograms and the
+// across-seed spread; keep each arm's map for the image drop; write the report (figures + tables).
+import { join } from 'node:path';
+import type { ArmDifference, ArmResult, ExperimentConfig, ExperimentResult, SeedSpread, SweepRow } from '../../shared/experiment';
+import { compareArms, controls, fitAlignment, freeParameters, sweepPairs } from '../align';
+import { writeJsonAtomic } from '../atomic';
+import { readEmbeddings, writeNpy } from '../embeddings';
+import { writeReport } from '../report';
+import { readMetricsFile, type JobContext, type RunStore } from '../runs';
+import { experimentFigures, experimentTables } from '../../shared/experiment-figures';
+import type { ImageSide } from './images';
+import { pairSplits, type Paired, type Side } from './pairs';
+
+const RANK_EDGES = [0, 1, 5, 10, 50, 100, 500, 1000]; // bins [e_i, e_i+1) of the true caption's rank; last bin open
+
+const side = (path: string): Side => {
+  const f = readEmbeddings(path);
+  if (!f.ids) throw new Error(`${path}: no ids sidecar`);
+  return { emb: f.emb, ids: f.ids };
+};
+
+// The checkpoint an arm is scored at: its train config's policy (last, or lowest validation loss); never test.
+function selectedEpoch(store: RunStore, id: string): number {
+  const r = store.get(id).result as { selected?: { epoch: number } | null; epochs?: number } | null;
+  const epoch = r?.selected?.epoch ?? r?.epochs;
+  if (!epoch) throw new Error(`arm run ${id} has no scored checkpoint`);
+  return epoch;
+}
+
+function histogram(ranks: number[]): number[] {
+  const counts = new Array(RANK_EDGES.length).fill(0);
+  for (const r of ranks) {
+    let b = RANK_EDGES.length - 1;
+    while (b > 0 && r < RANK_EDGES[b]) b--;
+    counts[b]++;
+  }
+  return counts;
+}
+
+export async function finalize(ctx: JobContext<ExperimentConfig>, c: ExperimentConfig, img: ImageSide, store: RunStore, children: Record<string, string>, t0: number): Promise<ExperimentResult> {
+  const images = { val: side(img.val), test: side(img.test) };
+  const arms: ArmResult[] = [];
+  const differences: ArmDifference[] = [];
+  const sweep: SweepRow[] = [];
+  const rankHistograms: ExperimentResult['rankHistograms'] = [];
+  let pairs: Paired | null = null;
+
+  for (const seed of c.seeds) {
+    const paired = new Map<string, { id: string; epoch: number; p: Paired }>();
+    for (const arm of c.arms) {
+      const id = children[`${arm}-s${seed}`];
+      const epoch = selectedEpoch(store, id);
+      const dir = join(store.dir(id), 'embeddings', `epoch-${epoch}`);
+      paired.set(arm, { id, epoch, p: pairSplits(images, { val: side(join(dir, 'val.npy')), test: side(join(dir, 'test.npy')) }) });
+    }
+    const first = paired.values().next().value!.p;
+    pairs ??= first;
+    const cmp = await compareArms({
+      arms: c.arms.map((arm) => ({ name: arm, image: paired.get(arm)!.p.image, text: paired.get(arm)!.p.text })),
+      fit: first.fit, test: first.test, k: c.eval.k, resamples: c.eval.bootstrap, seed: c.eval.seed,
+    });
+    const interval = (metric: keyof typeof cmp.bootstrap, arm: string) => {
+      const i = cmp.bootstrap[metric]?.scores[arm];
+      return i ? { estimate: i.estimate, lo: i.lo, hi: i.hi } : null;
+    };
+    for (const [n, arm] of c.arms.entries()) {
+      const { id, epoch, p } = paired.get(arm)!;
+      ctx.progress(n, c.arms.length, `controls and pair sweep (${arm}, seed ${seed})`);
+      const ctl = await controls({ image: p.image, text: p.text, fit: p.fit, test: p.test, k: c.eval.k, seed: c.eval.seed });
+      const nFit = p.fit.end - p.fit.start;
+      const counts = [...new Set([...c.eval.sweepCounts.filter((x) => x < nFit), nFit])];
+      const sw = await sweepPairs({ image: p.image, text: p.text, fit: p.fit, test: p.test, counts, repeats: c.eval.sweepRepeats, seed: c.eval.seed });
+      for (const s of sw.summary) sweep.push({ arm, seed, n: s.n, testR1: s.test.imageToText.r1, fitR1: s.fit.imageToText.r1, sdTestR1: s.sdTestR1 });
+      const full = sw.summary.find((s) => s.n === nFit)!;
+      arms.push({
+        arm, seed, runId: id, epoch,
+        r1: interval('imageToText.r1', arm)!, r5: interval('imageToText.r5', arm)!, r10: interval('imageToText.r10', arm)!,
+        t2iR1: interval('textToImage.r1', arm)!, mknn: interval('mknn', arm),
+        fitR1: full.fit.imageToText.r1,
+        controls: { random: ctl.random.imageToText.r1, shuffled: ctl.shuffled.imageToText.r1 },
+      });
+      const e = cmp.arms.find((a) => a.name === arm)!;
+      rankHistograms.push({ arm, seed, edges: RANK_EDGES, counts: histogram(e.ranks.imageToText) });
+      // The map and means the image drop needs: image -> (x - mu_img) W, caption -> y - mu_txt.
+      const al = await fitAlignment({ image: p.image, text: p.text, fit: p.fit });
+      const dir = ctx.path('final', `${arm}-s${seed}`);
+      writeNpy(join(dir, 'w.npy'), { rows: al.w.rows, dim: al.w.cols, data: al.w.data });
+      writeNpy(join(dir, 'image-mean.npy'), { rows: 1, dim: al.imageMean.length, data: al.imageMean });
+      writeNpy(join(dir, 'text-mean.npy'), { rows: 1, dim: al.textMean.length, data: al.textMean });
+      writeJsonAtomic(join(dir, 'alignment.json'), { arm, seed, runId: id, epoch, map: al.map });
+    }
+    for (const metric of ['imageToText.r1', 'mknn'] as const)
+      for (const d of cmp.bootstrap[metric]?.differences ?? [])
+        differences.push({ a: d.a, b: d.b, seed, metric: metric === 'mknn' ? 'mknn' : 'r1', estimate: d.estimate, lo: d.lo, hi: d.hi });
+  }
+
+  const spread: SeedSpread[] = c.arms.map((arm) => {
+    const r1 = arms.filter((a) => a.arm === arm).map((a) => a.r1.estimate);
+    const mean = r1.reduce((s, x) => s + x, 0) / r1.length;
+    const sd = r1.length > 1 ? Math.sqrt(r1.reduce((s, x) => s + (x - mean) ** 2, 0) / (r1.length - 1)) : 0;
+    return { arm, seeds: r1.length, meanR1: mean, sdR1: sd, minR1: Math.min(...r1), maxR1: Math.max(...r1) };
+  });
+  const nTest = pairs!.test.end - pairs!.test.start;
+  const result: ExperimentResult = {
+    arms, differences, spread, sweep, rankHistograms,
+    chance: { r1: 1 / nTest, mknn: c.eval.k / (nTest - 1) },
+    image: { model: img.encoder.model, sha256: img.encoder.sha256, dim: img.encoder.dim, preset: img.encoder.preset },
+    pairs: { fit: pairs!.fit.end, test: nTest, freeParameters: freeParameters(img.encoder.dim, pairs!.text.dim) },
+    seconds: (Date.now() - t0) / 1000,
+  };
+  writeJsonAtomic(ctx.path('artifacts', 'result.json'), result);
+  const metrics = readMetricsFile(ctx.path('metrics.jsonl'));
+  await writeReport(ctx.path('report'), {
+    title: c.name ?? 'Good views vs bad views vs next-token prediction',
+    figures: experimentFigures(result, metrics),
+    tables: experimentTables(result),
+    config: c,
+  });
+  return result;
+}

@@ -1,0 +1,46 @@
+// The frozen image side of an experiment: embed the fit (val) and test photos once, through the same path a
+// real DINOv2 ONNX takes, and keep them (plus how they were made) in the run folder.
+import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import type { Dataset } from '../../shared/dataset';
+import type { ImageEncoderChoice } from '../../shared/experiment';
+import { writeJsonAtomic } from '../atomic';
+import { writeEmbeddings } from '../embeddings';
+import { InputError } from '../errors';
+import { embedCached, openImageEncoder, type ImageRef } from '../image';
+import { imageModelPath } from './resources';
+
+export type ImageSide = { val: string; test: string; encoder: EncoderRecord };
+export type EncoderRecord = { model: string; sha256: string; preset: string; spec: unknown; dim: number; skipped: number };
+
+export async function embedImageSide(
+  dataset: Dataset, dataDir: string, choice: ImageEncoderChoice, outDir: string, cacheDir: string | null,
+  opts: { signal?: AbortSignal; onProgress?: (done: number, total: number) => void } = {},
+): Promise<ImageSide> {
+  const paths = { val: join(outDir, 'val.npy'), test: join(outDir, 'test.npy') };
+  const recordFile = join(outDir, 'encoder.json');
+  if (existsSync(recordFile) && existsSync(paths.val) && existsSync(paths.test)) {
+    return { ...paths, encoder: JSON.parse(readFileSync(recordFile, 'utf8')) as EncoderRecord }; // resumed: already embedded
+  }
+  const refs = (split: 'val' | 'test'): ImageRef[] =>
+    dataset.images.filter((im) => im.split === split).map((im) => {
+      if (!im.file) throw new InputError(`${dataDir}: photo ${im.id} has no image file; an experiment needs images for the fit and test photos`);
+      return { id: im.id, file: join(dataDir, 'images', im.file) };
+    });
+  const val = refs('val');
+  const test = refs('test');
+  const model = imageModelPath(choice.model);
+  const enc = await openImageEncoder(model, { preset: choice.preset });
+  try {
+    const total = val.length + test.length;
+    const v = await embedCached(enc, val, cacheDir, { signal: opts.signal, onProgress: (d) => opts.onProgress?.(d, total) });
+    const t = await embedCached(enc, test, cacheDir, { signal: opts.signal, onProgress: (d) => opts.onProgress?.(val.length + d, total) });
+    writeEmbeddings(paths.val, v.emb, v.ids);
+    writeEmbeddings(paths.test, t.emb, t.ids);
+    const encoder: EncoderRecord = { model, sha256: enc.modelSha256, preset: enc.spec.preset, spec: enc.spec, dim: v.emb.dim, skipped: v.skipped.length + t.skipped.length };
+    writeJsonAtomic(recordFile, encoder);
+    return { ...paths, encoder };
+  } finally {
+    await enc.release();
+  }
+}

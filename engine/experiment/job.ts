@@ -1,0 +1,84 @@
+// The experiment as one run: embed the photos with the frozen image encoder, train every arm x seed as a child
+// train run in arms/ (as many at once as cores, each scoring itself every epoch), relay their curves, then compare.
+// Cancel stops the children gracefully; resume continues each child from its own last checkpoint.
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { armConfig, type ExperimentConfig } from '../../shared/experiment';
+import { RESUMABLE, type RunState } from '../../shared/runs';
+import { TrainConfig } from '../../shared/train';
+import { readDataset } from '../data';
+import { Cancelled, RunStore, Scheduler, selfWorker, type Job, type JobContext } from '../runs';
+import { finalize } from './final';
+import { embedImageSide } from './images';
+
+type Children = Record<string, string>; // `${arm}-s${seed}` -> child run id
+export const childKey = (arm: string, seed: number) => `${arm}-s${seed}`;
+
+export const experimentJob: Job<ExperimentConfig> = async (ctx) => {
+  const t0 = Date.now();
+  const c = ctx.config;
+  const dataset = readDataset(c.data);
+
+  ctx.progress(0, 1, 'embedding photos');
+  const side = await embedImageSide(dataset, c.data, c.image, ctx.path('image'), join(c.data, '.embeddings'), {
+    signal: ctx.signal,
+    onProgress: (done, total) => ctx.progress(done, total, 'embedding photos'),
+  });
+  ctx.log(`image side: ${side.encoder.model} (${side.encoder.preset}, ${side.encoder.dim}-d, sha256 ${side.encoder.sha256.slice(0, 12)})`);
+
+  const store = new RunStore(ctx.path('arms'));
+  store.recover();
+  const children: Children = ctx.checkpoint.load<{ children: Children }>()?.children ?? {};
+  for (const seed of c.seeds)
+    for (const arm of c.arms) {
+      const key = childKey(arm, seed);
+      if (children[key]) continue;
+      const config = TrainConfig.parse(armConfig(c, arm, seed, { images: { val: side.val, test: side.test }, k: c.eval.k }));
+      children[key] = store.create(config).id;
+    }
+  ctx.checkpoint.save({ children });
+
+  await trainArms(ctx, store, children, c.parallel ?? cpus().length);
+  const states = Object.values(children).map((id) => store.get(id));
+  const failed = states.filter((s) => s.status !== 'done' && s.status !== 'diverged');
+  if (failed.length) throw new Error(`arm(s) did not finish: ${failed.map((s) => `${s.name}: ${s.status}${s.error ? ` (${s.error.split('\n')[0]})` : ''}`).join('; ')}`);
+  for (const s of states.filter((s) => s.status === 'diverged')) ctx.log(`${s.name} diverged (${s.error}); scoring its last good checkpoint`, 'warn');
+
+  ctx.progress(0, 1, 'comparing arms');
+  const result = await finalize(ctx, c, side, store, children, t0);
+  ctx.progress(1, 1, 'done');
+  return { status: 'done', result };
+};
+
+// Runs the children that are not done yet and relays their events as the experiment's own, tagged by arm/seed.
+async function trainArms(ctx: JobContext<ExperimentConfig>, store: RunStore, children: Children, concurrency: number): Promise<void> {
+  const scheduler = new Scheduler(store, { concurrency, worker: selfWorker() });
+  const tagOf = new Map<string, { arm: string; seed: number }>();
+  for (const [key, id] of Object.entries(children)) {
+    const [arm, seed] = key.split('-s');
+    tagOf.set(id, { arm, seed: Number(seed) });
+  }
+  const progress = new Map<string, { done: number; total: number }>();
+  scheduler.on('event', (e) => {
+    const tag = tagOf.get(e.runId)!;
+    if (e.type === 'metric') ctx.metric(e.record.scope, e.record.x, e.record.values, { ...e.record.tags, ...tag });
+    else if (e.type === 'log') ctx.log(`[${tag.arm} s${tag.seed}] ${e.text}`, e.level);
+    else if (e.type === 'progress') {
+      progress.set(e.runId, e.progress);
+      const known = [...progress.values()];
+      const perArm = Math.max(...known.map((p) => p.total));
+      const done = known.reduce((a, p) => a + p.done, 0) + perArm * [...tagOf.keys()].filter((id) => !progress.has(id) && store.get(id).status === 'done').length;
+      ctx.progress(done, perArm * tagOf.size, 'training arms');
+    } else if (e.type === 'status') ctx.log(`[${tag.arm} s${tag.seed}] ${e.state.status}${e.state.error ? `: ${e.state.error.split('\n')[0]}` : ''}`);
+  });
+  const onAbort = () => void scheduler.shutdown();
+  ctx.signal.addEventListener('abort', onAbort);
+  for (const id of Object.values(children)) {
+    const s: RunState = store.get(id);
+    if (s.status === 'done' || s.status === 'diverged') continue; // a diverged arm is a result, not retried
+    scheduler.submit(id, RESUMABLE.includes(s.status));
+  }
+  await scheduler.idle();
+  ctx.signal.removeEventListener('abort', onAbort);
+  if (ctx.signal.aborted) throw new Cancelled('experiment cancelled');
+}

@@ -1,0 +1,96 @@
+// The experiment end to end on a tiny procedural world with a small random DINOv2-layout ViT as the frozen image
+// side: real worker processes, real tfjs training, real ONNX Runtime. Also: cancel mid-training, then resume.
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { ExperimentResult } from '../../shared/experiment';
+import { RunConfig, type RunEvent } from '../../shared/runs';
+import { generateWorld } from '../../engine/data';
+import { buildVitOnnx, randomVitWeights } from '../../engine/models/onnx';
+import { RunStore, Scheduler } from '../../engine/runs';
+
+const home = mkdtempSync(join(tmpdir(), 'prh-exp-'));
+const world = join(home, 'world');
+const vit = join(home, 'vit.onnx');
+
+beforeAll(() => {
+  generateWorld(world, { seed: 3, splits: { train: 120, val: 40, test: 40 } });
+  const cfg = { imageSize: 64, patchSize: 8, hidden: 32, depth: 1, heads: 2, mlp: 64 };
+  writeFileSync(vit, buildVitOnnx(cfg, randomVitWeights(cfg, 0)));
+});
+
+const config = (name: string) =>
+  RunConfig.parse({
+    kind: 'experiment', version: 1, name, data: world, image: { model: vit }, arms: ['good', 'bad', 'ntp'], seeds: [0],
+    train: { epochs: 2, batch: 16, slices: 128 }, eval: { bootstrap: 200, sweepCounts: [10, 20], sweepRepeats: 2 },
+  });
+
+const open = () => {
+  const store = new RunStore(join(home, 'runs'));
+  const scheduler = new Scheduler(store, { concurrency: 1 });
+  const events: RunEvent[] = [];
+  scheduler.on('event', (e) => events.push(e));
+  return { store, scheduler, events };
+};
+
+describe('experiment', () => {
+  it('trains the arms, scores every epoch, compares them with CIs and writes the report', async () => {
+    const { store, scheduler, events } = open();
+    const { id } = store.create(config('tiny'));
+    scheduler.submit(id);
+    await scheduler.idle();
+    const state = store.get(id);
+    expect(state.error).toBeNull();
+    expect(state.status).toBe('done');
+    const r = state.result as unknown as ExperimentResult;
+
+    expect(r.arms.map((a) => a.arm)).toEqual(['good', 'bad', 'ntp']);
+    for (const a of r.arms) {
+      expect(a.r1.lo).toBeLessThanOrEqual(a.r1.estimate);
+      expect(a.r1.hi).toBeGreaterThanOrEqual(a.r1.estimate);
+      expect(a.epoch).toBe(2);
+      expect(a.controls.random).toBeLessThanOrEqual(0.2);
+    }
+    expect(r.differences.filter((d) => d.metric === 'r1').map((d) => `${d.a}-${d.b}`)).toEqual(['good-bad', 'good-ntp', 'bad-ntp']);
+    expect(r.chance.r1).toBeCloseTo(1 / 40, 12);
+    expect(r.sweep.filter((s) => s.arm === 'good').map((s) => s.n)).toEqual([10, 20, 40]);
+    expect(r.pairs).toMatchObject({ fit: 40, test: 40 });
+
+    // Per-epoch curves streamed live and stored, tagged by arm.
+    const evals = store.metrics(id).filter((m) => m.scope === 'eval');
+    expect(evals.map((m) => `${m.tags?.arm}@${m.x}`).sort()).toEqual(['bad@1', 'bad@2', 'good@1', 'good@2', 'ntp@1', 'ntp@2']);
+    expect(events.some((e) => e.type === 'metric' && e.record.scope === 'eval')).toBe(true);
+    expect(events.some((e) => e.type === 'progress' && e.progress.message === 'training arms')).toBe(true);
+
+    const dir = store.dir(id);
+    const report = readdirSync(join(dir, 'report'));
+    for (const f of ['index.md', 'comparison.csv', 'comparison.tex', 'differences.md', 'curve-r1.png', 'curve-r1.svg', 'curve-r1.pdf', 'pair-sweep.png', 'config.json']) expect(report).toContain(f);
+    for (const arm of ['good', 'bad', 'ntp']) expect(existsSync(join(dir, 'final', `${arm}-s0`, 'w.npy'))).toBe(true);
+    expect(readdirSync(join(dir, 'arms'))).toHaveLength(3);
+  });
+
+  it('cancels mid-training, then resumes to the same finished comparison', async () => {
+    const { store, scheduler, events } = open();
+    const { id } = store.create(config('resumed'));
+    scheduler.submit(id);
+    await new Promise<void>((resolve) => {
+      const check = (e: RunEvent) => e.type === 'metric' && e.record.scope === 'eval' && (scheduler.off('event', check), resolve());
+      scheduler.on('event', check);
+    });
+    scheduler.cancel(id);
+    await scheduler.idle();
+    expect(store.get(id).status).toBe('cancelled');
+    const arms = new RunStore(join(store.dir(id), 'arms')).list();
+    expect(arms.some((a) => a.status === 'cancelled' || a.status === 'queued' || a.status === 'interrupted')).toBe(true);
+
+    events.length = 0;
+    scheduler.submit(id, true);
+    await scheduler.idle();
+    const state = store.get(id);
+    expect(state.status).toBe('done');
+    expect(state.attempts).toBe(2);
+    expect(new RunStore(join(store.dir(id), 'arms')).list().map((a) => a.status)).toEqual(['done', 'done', 'done']);
+    expect((state.result as unknown as ExperimentResult).arms).toHaveLength(3);
+  });
+});
