@@ -1,6 +1,8 @@
 // `prh theory ...`: the finite-world theory (spec G) from the command line; all compute lives in engine/theory.
 import { Command, Option } from 'commander';
-import { explore, prop2Demo, prop3Grid, thm1Demo, thm3Demo } from '../theory';
+import { Prop3GridParams, type Prop3Summary } from '../../shared/theory';
+import { explore, parseParams, prop2Demo, prop3Grid, thm1Demo, thm3Demo, type Prop3GridResult } from '../theory';
+import { openService, runAndWait } from './runs';
 import { EXIT, printTable } from './output';
 
 // Numbers go to zod as numbers (NaN included), so a bad value is reported by the schema with its name.
@@ -19,6 +21,22 @@ const addWorldOptions = (c: Command) =>
 const keyValues = (o: Record<string, unknown>) =>
   printTable(Object.entries(o).map(([key, value]) => ({ key, value: Array.isArray(value) || (value && typeof value === 'object') ? JSON.stringify(value) : value })));
 
+// The grid as an ordinary run: computed by a worker, stored, and read back from the run's metrics and result.
+async function savedGrid(input: Record<string, unknown>, o: { runs?: string; json?: boolean }, setExit: (code: number) => void): Promise<Prop3GridResult | null> {
+  const params = parseParams(Prop3GridParams, input, 'theory prop3');
+  const service = openService(o.runs);
+  const { state, code } = await runAndWait(service, { kind: 'theory.prop3', version: 1, params }, Boolean(o.json));
+  setExit(code);
+  if (state.status !== 'done') {
+    if (o.json) console.log(JSON.stringify({ id: state.id, status: state.status, error: state.error }));
+    else console.error(state.error ?? state.status);
+    return null;
+  }
+  const rows = service.store.metrics(state.id).filter((m) => m.scope === 'prop3')
+    .map(({ values: v }) => ({ world: v.world!, rho: v.rho!, alphaK: v.alphaK!, beta1: v.beta1!, r: v.r!, rFormula: v.rFormula!, error: v.error!, tie: v.tie === 1 }));
+  return { params, rows, summary: state.result as Prop3Summary };
+}
+
 export function registerTheory(program: Command, setExit: (code: number) => void): void {
   const theory = program.command('theory').description('exact finite-world theory: Prop 1-3, Thm 1 and 3 (no training)');
 
@@ -34,9 +52,13 @@ export function registerTheory(program: Command, setExit: (code: number) => void
       .option('--seed <s>', 'seed (world i uses stream i)', num, 0)
       .addOption(new Option('--method <m>', 'eigenvectors: kronecker (products) or joint (brute-force EVD)').default('kronecker'))
       .option('--rows', 'human mode: also print every row')
+      .option('--save', 'run it as a stored run (listed in the app, resumable) in a worker process')
+      .option('--runs <dir>', 'with --save: the runs folder')
       .option('--json', 'print {params, rows, summary} as JSON'),
-  ).action((o) => {
-    const res = prop3Grid({ worlds: o.worlds, states: o.states, k: o.k, m: o.m, grid: o.grid, seed: o.seed, method: o.method, ...worldFields(o) });
+  ).action(async (o) => {
+    const input = { worlds: o.worlds, states: o.states, k: o.k, m: o.m, grid: o.grid, seed: o.seed, method: o.method, ...worldFields(o) };
+    const res = o.save ? await savedGrid(input, o, setExit) : prop3Grid(input);
+    if (!res) return;
     if (o.json) return console.log(JSON.stringify(res));
     if (o.rows) printTable(res.rows);
     const s = res.summary;
