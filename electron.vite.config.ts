@@ -6,7 +6,7 @@ import vue from '@vitejs/plugin-vue';
 export default defineConfig({
   main: {
     build: {
-      rollupOptions: { input: { index: resolve('electron/main/index.ts'), worker: resolve('engine/runs/worker.ts') } },
+      rollupOptions: { input: { index: resolve('electron/main/index.ts'), worker: resolve('engine/runs/worker.ts'), 'lab-task': resolve('engine/api/lab-task.ts') } },
     },
   },
   preload: {

@@ -25,6 +25,18 @@ export const ApiParams = {
   theoryThm1: Thm1Query,
   theoryProp2: Prop2Query,
   exportFigure: z.object({ spec: FigureSpec, format: FigureFormat, runId: z.string().optional() }),
+  // The experiment lab (issue 7): datasets and their gallery, the view inspector, image drop, exports.
+  datasets: z.object({}),
+  datasetGallery: z.object({ path: z.string().min(1), from: z.number().int().min(0).default(0), count: z.number().int().min(1).max(64).default(12), split: z.enum(['train', 'val', 'test']).optional() }),
+  photoViews: z.object({ path: z.string().min(1), photo: z.string().min(1), seed: z.number().int().min(0).default(0), runId: z.string().optional() }),
+  matchImages: z.object({
+    runId: z.string().min(1),
+    images: z.array(z.object({ name: z.string().max(300), base64: z.string().max(40_000_000) })).min(1).max(16),
+    pool: z.union([z.literal('test'), z.string().min(1)]).default('test'), // 'test': the dataset's test captions; else a COCO captions JSON path
+    topK: z.number().int().min(1).max(50).default(5),
+  }),
+  exportTable: z.object({ table: z.unknown(), format: z.enum(['csv', 'latex', 'md']), runId: z.string().optional() }),
+  exportBundle: z.object({ id: z.string().min(1) }),
   getSettings: z.object({}),
   setSettings: Settings.partial(),
 } as const;
@@ -34,6 +46,18 @@ export type ApiInput<M extends ApiMethod> = z.input<(typeof ApiParams)[M]>;
 export type RunDetail = { state: RunState; config: RunConfig; metrics: MetricRecord[] };
 export type ExportedFile = { filename: string; mime: string; base64: string; savedTo: string | null };
 export type VersionInfo = { app: string; node: string; runsDir: string; concurrency: number; transport: 'ipc' | 'ws' };
+
+// Datasets the lab knows: the default procedural world (generated on demand) and folders the user opened.
+export type DatasetInfo = { path: string; name: string; source: string; exists: boolean; counts: { train: number; val: number; test: number } | null; params: Record<string, unknown> };
+export type GalleryItem = { id: string; split: 'train' | 'val' | 'test'; image: string | null /* data: URL */; captions: string[]; evalCaption: number };
+export type Gallery = { path: string; total: number; items: GalleryItem[] };
+// One view: the whole source caption's tokens (index `caption` into the photo's captions), the kept span
+// [start, end) of them, and which of them were replaced by [MASK].
+export type InspectedView = { index: number; global: boolean; caption: number; tokens: string[]; span: [number, number]; masked: boolean[] };
+export type PhotoViews = { photo: string; captions: string[]; good: InspectedView[]; bad: InspectedView[]; seed: number };
+export type Match = { caption: string; cosine: number; photo: string | null };
+// Per arm (and seed) of the experiment, each readable dropped image's top-k pool captions; unreadable files are listed.
+export type MatchResult = { pool: { name: string; size: number }; arms: { arm: string; seed: number; images: { name: string; top: Match[] }[] }[]; skipped: { name: string; reason: string }[] };
 
 // Result types.
 export type ApiResults = {
@@ -47,6 +71,12 @@ export type ApiResults = {
   theoryThm1: Thm1Demo;
   theoryProp2: Prop2Demo;
   exportFigure: ExportedFile;
+  datasets: DatasetInfo[];
+  datasetGallery: Gallery;
+  photoViews: PhotoViews;
+  matchImages: MatchResult;
+  exportTable: ExportedFile;
+  exportBundle: ExportedFile;
   getSettings: Settings;
   setSettings: Settings;
 };

@@ -46,6 +46,70 @@ export const refLinesPlugin: Plugin<'line'> = {
   },
 };
 
+type IntervalPoint = { x: number; y: number | null; lo?: number; hi?: number };
+type Flagged = { bars?: boolean; yAxisID?: string };
+
+// Visible bar series share each x slot (80% of the smallest x gap), side by side: centre offset and width in px.
+function barLayout(chart: Chart): { offset: Map<number, number>; width: number } {
+  const idx = chart.data.datasets.map((ds, i) => ((ds as Flagged).bars && chart.isDatasetVisible(i) ? i : -1)).filter((i) => i >= 0);
+  const xs = [...new Set(idx.flatMap((i) => (chart.data.datasets[i].data as IntervalPoint[]).map((p) => p.x)))].sort((p, q) => p - q);
+  const gap = xs.length > 1 ? Math.min(...xs.slice(1).map((v, k) => v - xs[k])) : 1;
+  const slot = Math.abs(chart.scales.x.getPixelForValue(gap) - chart.scales.x.getPixelForValue(0)) * 0.8;
+  const width = slot / Math.max(1, idx.length);
+  return { offset: new Map(idx.map((i, k) => [i, -slot / 2 + (k + 0.5) * width])), width };
+}
+
+// Bars and error bars: chart.js draws neither in a line chart (and its bar chart cannot share a linear x axis with
+// lines), so 'bars' series are drawn here as rectangles, and every point with lo/hi gets a capped vertical whisker.
+export const intervalsPlugin: Plugin<'line'> = {
+  id: 'intervals',
+  beforeDatasetsDraw(chart: Chart) {
+    const { ctx, chartArea: a, scales } = chart;
+    const { offset, width } = barLayout(chart);
+    if (!offset.size) return;
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(a.left, a.top, a.right - a.left, a.bottom - a.top);
+    ctx.clip();
+    ctx.globalAlpha = 0.8;
+    for (const [i, dx] of offset) {
+      const ds = chart.data.datasets[i];
+      const y = scales[(ds as Flagged).yAxisID ?? 'y'];
+      const base = y.getPixelForValue(Math.max(0, y.min));
+      ctx.fillStyle = String(ds.backgroundColor);
+      for (const p of ds.data as IntervalPoint[]) {
+        if (p.y === null) continue;
+        const top = y.getPixelForValue(p.y);
+        ctx.fillRect(scales.x.getPixelForValue(p.x) + dx - width / 2 + 1, Math.min(top, base), width - 2, Math.abs(base - top));
+      }
+    }
+    ctx.restore();
+  },
+  afterDatasetsDraw(chart: Chart) {
+    const { ctx, scales } = chart;
+    const { offset } = barLayout(chart);
+    const fg = (chart.options.plugins as { intervals?: { color: string } }).intervals?.color ?? '#000';
+    ctx.save();
+    ctx.lineWidth = 1.5;
+    chart.data.datasets.forEach((ds, i) => {
+      if (!chart.isDatasetVisible(i)) return;
+      const y = scales[(ds as Flagged).yAxisID ?? 'y'];
+      ctx.strokeStyle = offset.has(i) ? fg : String(ds.borderColor);
+      for (const p of ds.data as IntervalPoint[]) {
+        if (p.lo === undefined || p.hi === undefined || p.y === null) continue;
+        const px = scales.x.getPixelForValue(p.x) + (offset.get(i) ?? 0);
+        const lo = y.getPixelForValue(p.lo), hi = y.getPixelForValue(p.hi);
+        ctx.beginPath();
+        ctx.moveTo(px, lo); ctx.lineTo(px, hi);
+        ctx.moveTo(px - 5, lo); ctx.lineTo(px + 5, lo);
+        ctx.moveTo(px - 5, hi); ctx.lineTo(px + 5, hi);
+        ctx.stroke();
+      }
+    });
+    ctx.restore();
+  },
+};
+
 // Fills the background so exported PNGs are not transparent.
 export const backgroundPlugin: Plugin<'line'> = {
   id: 'background',
@@ -76,23 +140,34 @@ export function chartConfig(input: FigureSpec | FigureSpecResolved, theme: Chart
       yAxisID: s.yAxis === 'right' ? 'y2' : 'y',
       parsing: false,
     };
+    if (s.style === 'bars') Object.assign(ds, { bars: true, showLine: false, pointRadius: 0, pointHitRadius: 8, pointStyle: 'rect' });
     return ds;
   });
-  const axis = (a: FigureSpecResolved['x'], position?: 'left' | 'right') => ({
+  // Intervals and bars must fit: the y range grows to every lo/hi (and to 0 under bars) unless the spec fixes it.
+  const ys = (right: boolean) => spec.series.filter((s) => (s.yAxis === 'right') === right).flatMap((s) => [
+    ...s.points.flatMap((p) => [p.lo, p.hi].filter((v): v is number => v !== undefined)),
+    ...(s.style === 'bars' ? [0] : []),
+  ]);
+  const axis = (a: FigureSpecResolved['x'], position?: 'left' | 'right', extent: number[] = []) => ({
     type: a.log ? ('logarithmic' as const) : ('linear' as const),
     position,
     min: a.min,
     max: a.max,
+    suggestedMin: extent.length ? Math.min(...extent) : undefined,
+    suggestedMax: extent.length ? Math.max(...extent) : undefined,
     title: { display: true, text: a.label, color: theme.fg, font: { size: 13 } },
     // Log axes label only the powers of ten, as 1e-14, instead of chart.js's long decimals.
-    ticks: a.log
+    // Category axes (arms) label the integer positions only.
+    ticks: a.categories
+      ? { color: theme.fg, stepSize: 1, autoSkip: false, callback: (v: number | string) => (Number.isInteger(Number(v)) ? a.categories?.[Number(v)] ?? '' : '') }
+      : a.log
       ? { color: theme.muted, maxRotation: 0, callback: (v: number | string) => { const e = Math.log10(Number(v)); return Math.abs(e - Math.round(e)) < 1e-9 ? `1e${Math.round(e)}` : ''; } }
-      : { color: theme.muted },
+      : { color: theme.muted, ...(a.integer ? { precision: 0 } : {}) },
     grid: { color: theme.grid, drawOnChartArea: position !== 'right' },
     border: { color: theme.grid },
   });
-  const scales: Record<string, ReturnType<typeof axis>> = { x: axis(spec.x), y: axis(spec.y, 'left') };
-  if (spec.y2) scales.y2 = axis(spec.y2, 'right');
+  const scales: Record<string, ReturnType<typeof axis>> = { x: axis(spec.x), y: axis(spec.y, 'left', ys(false)) };
+  if (spec.y2) scales.y2 = axis(spec.y2, 'right', ys(true));
   return {
     type: 'line',
     data: { datasets },
@@ -113,9 +188,10 @@ export function chartConfig(input: FigureSpec | FigureSpecResolved, theme: Chart
           },
         },
         refLines: { lines: spec.refLines, color: theme.muted },
+        intervals: { color: theme.fg },
         background: opts.background ? { color: theme.bg } : undefined,
       } as never,
     },
-    plugins: [refLinesPlugin, backgroundPlugin],
+    plugins: [refLinesPlugin, backgroundPlugin, intervalsPlugin],
   };
 }

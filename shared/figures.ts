@@ -2,13 +2,14 @@
 // PNG/SVG for papers, so an exported figure is what the researcher saw.
 import { z } from 'zod';
 
-export const Point = z.object({ x: z.number(), y: z.number().nullable() });
+// lo/hi: an interval around y (e.g. a 95% bootstrap CI), drawn as an error bar.
+export const Point = z.object({ x: z.number(), y: z.number().nullable(), lo: z.number().optional(), hi: z.number().optional() });
 
 export const Series = z.object({
   label: z.string(),
   points: z.array(Point),
   color: z.string().optional(),
-  style: z.enum(['line', 'points', 'bars', 'step']).default('line'),
+  style: z.enum(['line', 'points', 'bars', 'step']).default('line'), // bars: from 0 (or the axis minimum) to y, centred on x
   dashed: z.boolean().default(false),
   yAxis: z.enum(['left', 'right']).default('left'),
 });
@@ -18,7 +19,12 @@ export type Series = z.infer<typeof Series>;
 export const RefLine = z.object({ axis: z.enum(['x', 'y']), value: z.number(), label: z.string(), color: z.string().optional() });
 export type RefLine = z.infer<typeof RefLine>;
 
-const Axis = z.object({ label: z.string(), min: z.number().optional(), max: z.number().optional(), log: z.boolean().default(false) });
+// categories: tick labels for x = 0, 1, 2, ... (a bar chart of arms); other ticks stay unlabelled.
+// integer: ticks only at whole numbers (epochs).
+const Axis = z.object({
+  label: z.string(), min: z.number().optional(), max: z.number().optional(), log: z.boolean().default(false),
+  categories: z.array(z.string()).optional(), integer: z.boolean().default(false),
+});
 
 export const FigureSpec = z.object({
   id: z.string().regex(/^[A-Za-z0-9._-]{1,80}$/), // becomes the file name on export

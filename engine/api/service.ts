@@ -8,6 +8,7 @@ import { renderFigure } from '../report';
 import { RunStore, Scheduler, type WorkerCommand } from '../runs';
 import { explore, prop2Demo, thm1Demo } from '../theory';
 import { writeFileAtomic } from '../atomic';
+import { datasetGallery, exportBundle, exportTable, inspectPhotoViews, listDatasets, matchImages } from './lab';
 
 export type SettingsStore = { get(): Settings; set(patch: Partial<Settings>): Settings };
 export type ServiceOptions = { runsDir: string; settings: SettingsStore; concurrency?: number; worker?: WorkerCommand; transport: 'ipc' | 'ws' };
@@ -77,6 +78,29 @@ export class Service implements Api {
       writeFileAtomic(savedTo, bytes);
     }
     return { filename, mime, base64: Buffer.from(bytes).toString('base64'), savedTo };
+  }
+  // The experiment lab (engine/api/lab.ts); matching and bundling compute in a child process.
+  async datasets() {
+    return listDatasets();
+  }
+  async datasetGallery(q: ApiInput<'datasetGallery'>) {
+    return datasetGallery(ApiParams.datasetGallery.parse(q));
+  }
+  async photoViews(q: ApiInput<'photoViews'>) {
+    const p = ApiParams.photoViews.parse(q);
+    return inspectPhotoViews(p, p.runId ? this.store.dir(p.runId) : null);
+  }
+  async matchImages(q: ApiInput<'matchImages'>) {
+    const p = ApiParams.matchImages.parse(q);
+    return matchImages(p, this.store.dir(p.runId));
+  }
+  async exportTable(q: ApiInput<'exportTable'>) {
+    const p = ApiParams.exportTable.parse(q);
+    return exportTable(p, p.runId ? this.store.dir(p.runId) : null);
+  }
+  async exportBundle({ id }: ApiInput<'exportBundle'>) {
+    this.store.get(id); // a clear error for an unknown run
+    return exportBundle(this.store.dir(id), id);
   }
   async getSettings() {
     return this.opts.settings.get();

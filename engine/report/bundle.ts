@@ -5,7 +5,7 @@ import { zipSync, type Zippable } from 'fflate';
 import { writeFileAtomic } from '../atomic';
 import { InputError } from '../errors';
 
-export type BundleOptions = { maxCheckpointBytes?: number }; // files under checkpoints/ above this are left out
+export type BundleOptions = { maxCheckpointBytes?: number }; // files under any checkpoints/ folder above this are left out
 const MAX_CHECKPOINT_BYTES = 100 * 2 ** 20;
 const STORED = /\.(png|jpe?g|pdf|zip|gz)$/i; // already compressed: deflate would only cost time
 const PARTIAL = /\.\d+\.\d+\.tmp$/; // an engine/atomic write in progress
@@ -26,7 +26,7 @@ export function bundleRun(runDir: string, opts: BundleOptions = {}): Uint8Array 
       const rel = relative(root, abs).split(sep).join('/');
       if (st.isDirectory()) walk(abs);
       else if (!st.isFile() || PARTIAL.test(entry)) continue;
-      else if (rel.startsWith('checkpoints/') && st.size > limit) skipped.push({ path: rel, bytes: st.size });
+      else if (/(^|\/)checkpoints\//.test(rel) && st.size > limit) skipped.push({ path: rel, bytes: st.size }); // an experiment's arms keep theirs under arms/<run>/
       else files[`${name}/${rel}`] = [readFileSync(abs), { level: STORED.test(entry) ? 0 : 6, mtime: st.mtime }];
     }
   };

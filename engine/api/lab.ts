@@ -1,0 +1,203 @@
+// The experiment lab's API methods: datasets and their gallery, the view inspector, image drop, table and bundle
+// exports. Light work answers inline; image matching and bundling compute in a child process (lab-task.ts), so
+// the main process (Electron main, `prh serve`) stays responsive.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import type { ApiInput, DatasetInfo, ExportedFile, Gallery, InspectedView, MatchResult, PhotoViews } from '../../shared/api';
+import { splitCounts } from '../../shared/dataset';
+import { TrainConfig, ViewConfig } from '../../shared/train';
+import { writeFileAtomic } from '../atomic';
+import { galleryFromDataset, galleryJson, openDataset, type OpenedDataset } from '../data';
+import { InputError } from '../errors';
+import { tableToCsv, tableToLatex, tableToMarkdown } from '../report';
+import { encodeText, loadTokenizer, trainWordPiece, type Tokenizer } from '../text';
+import { userDataDir } from './settings';
+
+export const DEFAULT_WORLD = 'world-paper-like';
+export const datasetsDir = (home = userDataDir()) => join(home, 'datasets');
+
+// --- datasets ----------------------------------------------------------------------------------------------
+
+// Opened datasets, keyed by path and dataset.json's mtime: the gallery pages through one without re-reading it.
+const opened = new Map<string, { mtimeMs: number; ds: OpenedDataset }>();
+function open(path: string): OpenedDataset {
+  const file = existsSync(join(path, 'dataset.json')) ? join(path, 'dataset.json') : path;
+  const mtimeMs = existsSync(file) ? statSync(file).mtimeMs : -1;
+  const hit = opened.get(path);
+  if (hit && hit.mtimeMs === mtimeMs) return hit.ds;
+  const ds = openDataset(path);
+  opened.set(path, { mtimeMs, ds });
+  return ds;
+}
+
+function info(path: string): DatasetInfo {
+  if (!existsSync(join(path, 'dataset.json'))) return { path, name: path.split(/[\\/]/).pop() ?? path, source: 'world', exists: false, counts: null, params: {} };
+  const { dataset } = open(path);
+  return { path, name: dataset.name, source: dataset.source, exists: true, counts: splitCounts(dataset), params: dataset.params };
+}
+
+// The default world first (generated or not), then every dataset folder under <userData>/datasets/.
+export function listDatasets(home = userDataDir()): DatasetInfo[] {
+  const root = datasetsDir(home);
+  const world = join(root, DEFAULT_WORLD);
+  const others = existsSync(root)
+    ? readdirSync(root, { withFileTypes: true })
+        .filter((e) => e.isDirectory() && e.name !== DEFAULT_WORLD && existsSync(join(root, e.name, 'dataset.json')))
+        .map((e) => join(root, e.name))
+        .sort()
+    : [];
+  return [world, ...others].map((p) => {
+    try {
+      return info(p);
+    } catch (err) {
+      return { path: p, name: `${p.split(/[\\/]/).pop()} (unreadable: ${(err as Error).message})`, source: 'unknown', exists: false, counts: null, params: {} };
+    }
+  });
+}
+
+export function datasetGallery(q: z.output<typeof GalleryQuery>): Gallery {
+  const ds = open(q.path);
+  const images = q.split ? ds.dataset.images.filter((im) => im.split === q.split) : ds.dataset.images;
+  const items = galleryJson(galleryFromDataset({ ...ds, dataset: { ...ds.dataset, images } }, { from: q.from, count: q.count }));
+  return {
+    path: q.path,
+    total: images.length,
+    items: items.map((it) => ({ id: it.id, split: it.split, image: it.image, captions: it.captions.map((c) => c.text), evalCaption: it.evalCaption })),
+  };
+}
+const GalleryQuery = z.object({ path: z.string(), from: z.number(), count: z.number(), split: z.enum(['train', 'val', 'test']).optional() });
+
+// --- view inspector ------------------------------------------------------------------------------------------
+
+// Without a run, a WordPiece trained on (at most) the first 20k training captions: the inspector only shows
+// spans and masks, so the exact vocabulary matters little, and this keeps a big dataset's first look quick.
+const INSPECT_CAPTIONS = 20_000;
+const tokenizers = new Map<string, Tokenizer>();
+function datasetTokenizer(path: string, ds: OpenedDataset): Tokenizer {
+  let tk = tokenizers.get(path);
+  if (!tk) {
+    const texts = ds.dataset.images.filter((im) => im.split === 'train').flatMap((im) => im.captions.map((c) => c.text)).slice(0, INSPECT_CAPTIONS);
+    tk = trainWordPiece(texts.length ? texts : ds.dataset.images.flatMap((im) => im.captions.map((c) => c.text)), 1000);
+    tokenizers.set(path, tk);
+  }
+  return tk;
+}
+
+// A train run keeps tokenizer.json in its folder; an experiment keeps its arms' runs under arms/.
+function runTokenizer(runDir: string): { tk: Tokenizer; views: ViewConfig; maxLen: number } {
+  const candidates = [runDir, ...(existsSync(join(runDir, 'arms')) ? readdirSync(join(runDir, 'arms')).sort().map((d) => join(runDir, 'arms', d)) : [])];
+  const dir = candidates.find((d) => existsSync(join(d, 'tokenizer.json')));
+  if (!dir) throw new InputError(`${runDir}: no tokenizer.json yet (the run has not started training)`);
+  const cfgFile = join(dir, 'config.json');
+  const cfg = TrainConfig.safeParse(existsSync(cfgFile) ? JSON.parse(readFileSync(cfgFile, 'utf8')) : null);
+  return { tk: loadTokenizer(join(dir, 'tokenizer.json')), views: cfg.success ? cfg.data.views : ViewConfig.parse({}), maxLen: cfg.success ? cfg.data.maxLen : 64 };
+}
+
+export async function inspectPhotoViews(q: ApiInput<'photoViews'> & { seed: number }, runDir: string | null): Promise<PhotoViews> {
+  const { photoViews } = await import('../train/photo-views'); // lazily: it pulls in tfjs, which `prh serve` need not load
+  const ds = open(q.path);
+  const im = ds.dataset.images.find((x) => x.id === q.photo);
+  if (!im) throw new InputError(`${q.path}: no photo with id ${JSON.stringify(q.photo)}`);
+  const { tk, views, maxLen } = runDir ? runTokenizer(runDir) : { tk: datasetTokenizer(q.path, ds), views: ViewConfig.parse({}), maxLen: 64 };
+  const captions = im.captions.map((c) => c.text);
+  const arms = photoViews(tk, captions, views, q.seed, im.id, maxLen);
+  // Per view: the whole source caption's tokens, the kept span [start, end) and which of its tokens were masked.
+  const captionTokens = captions.map((t) => {
+    const ids = encodeText(tk, t).slice(0, maxLen - 2); // as photoViews cuts them
+    return ids.length ? ids.map((i) => tk.vocab[i]) : [tk.vocab[tk.unk]];
+  });
+  const inspect = (vs: typeof arms.good): InspectedView[] =>
+    vs.map((v, index) => {
+      const masked = captionTokens[v.caption].map(() => false);
+      for (const m of v.masked) masked[v.start + m] = true;
+      return { index, global: v.kind === 'global', caption: v.caption, tokens: captionTokens[v.caption], span: [v.start, v.start + v.length], masked };
+    });
+  return { photo: im.id, captions, good: inspect(arms.good), bad: inspect(arms.bad), seed: q.seed };
+}
+
+// --- exports -----------------------------------------------------------------------------------------------
+
+const TABLE_FORMATS = {
+  csv: { ext: 'csv', mime: 'text/csv', render: tableToCsv },
+  latex: { ext: 'tex', mime: 'application/x-tex', render: tableToLatex },
+  md: { ext: 'md', mime: 'text/markdown', render: tableToMarkdown },
+} as const;
+
+// Same shape as exportFigure: the bytes for a download, and a copy in the run's report/ when a run is named.
+export function exportTable(q: { table: unknown; format: keyof typeof TABLE_FORMATS }, runDir: string | null): ExportedFile {
+  const f = TABLE_FORMATS[q.format];
+  const text = f.render(q.table as Parameters<typeof tableToCsv>[0]); // validated (TableSpec) by the renderer
+  const id = (q.table as { id: string }).id;
+  const filename = `${id}.${f.ext}`;
+  let savedTo: string | null = null;
+  if (runDir) {
+    savedTo = join(runDir, 'report', filename);
+    writeFileAtomic(savedTo, text);
+  }
+  return { filename, mime: f.mime, base64: Buffer.from(text).toString('base64'), savedTo };
+}
+
+// The zip is built in the child (a run can be large); it is not kept inside the run folder it bundles.
+export async function exportBundle(runDir: string, id: string): Promise<ExportedFile> {
+  const tmp = mkdtempSync(join(tmpdir(), 'prh-bundle-'));
+  try {
+    const out = join(tmp, `${id}.zip`);
+    await runLabTask({ task: 'bundle', runDir, out });
+    return { filename: `${id}.zip`, mime: 'application/zip', base64: readFileSync(out).toString('base64'), savedTo: null };
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+// --- image drop ----------------------------------------------------------------------------------------------
+
+export async function matchImages(q: ApiInput<'matchImages'> & { pool: string; topK: number }, runDir: string): Promise<MatchResult> {
+  return (await runLabTask({ task: 'match', runDir, images: q.images, pool: q.pool, topK: q.topK })) as MatchResult;
+}
+
+// --- the child process ----------------------------------------------------------------------------------------
+
+export type LabTask =
+  | { task: 'match'; runDir: string; images: { name: string; base64: string }[]; pool: string; topK: number }
+  | { task: 'bundle'; runDir: string; out: string };
+export type LabReply = { ok: true; result: unknown } | { ok: false; error: string; input: boolean };
+
+// Under tsx (prh serve, tests) the TypeScript entry runs through tsx's loader, like the scheduler's workers; in the
+// bundled Electron app the build emits lab-task.js next to the main chunk, run by Electron's binary as plain Node.
+export function labTaskCommand(): { command: string; args: string[]; env: NodeJS.ProcessEnv } {
+  const here = fileURLToPath(import.meta.url);
+  if (here.endsWith('.ts')) return { command: process.execPath, args: ['--import', import.meta.resolve('tsx'), resolve(dirname(here), 'lab-task.ts')], env: {} };
+  const built = [dirname(here), dirname(dirname(here))].map((d) => join(d, 'lab-task.js')).find(existsSync);
+  if (!built) throw new Error(`no lab-task.js next to ${here}: add engine/api/lab-task.ts to the main build's inputs`);
+  return { command: process.execPath, args: [built], env: { ELECTRON_RUN_AS_NODE: '1' } };
+}
+
+// JSON in on stdin, one JSON reply on stdout; an InputError in the child comes back as an InputError here.
+export function runLabTask(task: LabTask): Promise<unknown> {
+  const cmd = labTaskCommand();
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(cmd.command, cmd.args, { env: { ...process.env, ...cmd.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: string[] = [];
+    child.stdout.on('data', (b: Buffer) => out.push(b));
+    child.stderr.on('data', (b: Buffer) => err.push(String(b)));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const text = Buffer.concat(out).toString('utf8').trim().split('\n').pop() ?? '';
+      let reply: LabReply | null = null;
+      try {
+        reply = JSON.parse(text) as LabReply;
+      } catch {
+        reply = null;
+      }
+      if (reply?.ok) return resolvePromise(reply.result);
+      if (reply && !reply.ok) return reject(reply.input ? new InputError(reply.error) : new Error(reply.error));
+      reject(new Error(`the lab task (${task.task}) exited with ${code}: ${err.join('').trim().split('\n').slice(-8).join('\n') || 'no output'}`));
+    });
+    child.stdin.end(JSON.stringify(task));
+  });
+}

@@ -1,0 +1,133 @@
+// The lab API pieces on a tiny generated world: dataset listing, gallery pages, the view inspector, table export,
+// and (on a real tiny experiment) image matching and bundling through the lab's child process.
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { unzipSync } from 'fflate';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { RunConfig } from '../../shared/runs';
+import type { TableSpec } from '../../shared/tables';
+import { datasetGallery, exportBundle, exportTable, inspectPhotoViews, listDatasets, matchImages } from '../../engine/api/lab';
+import { topMatches } from '../../engine/api/match';
+import { generateWorld } from '../../engine/data';
+import { buildVitOnnx, randomVitWeights } from '../../engine/models/onnx';
+import { tableToCsv } from '../../engine/report';
+import { RunStore, Scheduler } from '../../engine/runs';
+
+const home = mkdtempSync(join(tmpdir(), 'prh-lab-'));
+const world = join(home, 'datasets', 'tiny');
+
+beforeAll(() => {
+  generateWorld(world, { seed: 1, splits: { train: 40, val: 24, test: 24 } });
+});
+
+describe('datasets and gallery', () => {
+  it('lists the default world (not generated) first, then dataset folders', () => {
+    mkdirSync(join(home, 'datasets', 'not-a-dataset'), { recursive: true });
+    const list = listDatasets(home);
+    expect(list.map((d) => [d.path, d.exists])).toEqual([[join(home, 'datasets', 'world-paper-like'), false], [world, true]]);
+    expect(list[1].counts).toEqual({ train: 40, val: 24, test: 24 });
+    expect(list[1].source).toBe('world');
+  });
+
+  it('pages through one split with images as data URLs and all captions', () => {
+    const g = datasetGallery({ path: world, from: 2, count: 3, split: 'test' });
+    expect(g.total).toBe(24);
+    expect(g.items).toHaveLength(3);
+    for (const it of g.items) {
+      expect(it.split).toBe('test');
+      expect(it.image).toMatch(/^data:image\/png;base64,iVBOR/);
+      expect(it.captions).toHaveLength(5);
+      expect(it.evalCaption).toBeGreaterThanOrEqual(0);
+    }
+    expect(datasetGallery({ path: world, from: 0, count: 5 }).items[0].id).not.toBe(g.items[0].id);
+  });
+});
+
+describe('view inspector', () => {
+  it('gives 8 views per arm: 2 global then 6 local, spans and masks inside the source caption, bad from one caption', async () => {
+    const photo = datasetGallery({ path: world, from: 0, count: 1 }).items[0].id;
+    const v = await inspectPhotoViews({ path: world, photo, seed: 3 }, null);
+    expect(v.captions).toHaveLength(5);
+    for (const side of [v.good, v.bad]) {
+      expect(side.map((x) => x.global)).toEqual([true, true, false, false, false, false, false, false]);
+      for (const x of side) {
+        expect(x.masked).toHaveLength(x.tokens.length);
+        expect(0 <= x.span[0] && x.span[0] < x.span[1] && x.span[1] <= x.tokens.length).toBe(true);
+        x.masked.forEach((m, i) => m && expect(i >= x.span[0] && i < x.span[1]).toBe(true));
+        expect(x.masked.slice(x.span[0], x.span[1]).every(Boolean)).toBe(false); // never the whole span
+        const frac = (x.span[1] - x.span[0]) / x.tokens.length;
+        if (x.tokens.length >= 8) expect(frac).toBeGreaterThanOrEqual(x.global ? 0.4 : 0.1);
+      }
+    }
+    expect(new Set(v.bad.map((x) => x.caption)).size).toBe(1);
+    expect(new Set(v.good.map((x) => x.caption)).size).toBeGreaterThan(1);
+    // Same seed, same views; another seed, other views.
+    expect(await inspectPhotoViews({ path: world, photo, seed: 3 }, null)).toEqual(v);
+    expect((await inspectPhotoViews({ path: world, photo, seed: 4 }, null)).good).not.toEqual(v.good);
+    await expect(inspectPhotoViews({ path: world, photo: 'nope', seed: 0 }, null)).rejects.toThrow(/no photo with id "nope"/);
+  });
+});
+
+describe('exports', () => {
+  const table: TableSpec = {
+    id: 'arms', title: 'Arms', columns: [{ key: 'arm', label: 'Arm' }, { key: 'r1', label: 'R@1', format: 'ci' }],
+    rows: [{ arm: 'good', r1: { value: 0.25, lo: 0.2, hi: 0.3 } }],
+  };
+  it('writes a table as CSV / LaTeX / Markdown and keeps a copy in the run report', () => {
+    const runDir = join(home, 'run-x');
+    const csv = exportTable({ table, format: 'csv' }, runDir);
+    expect(csv).toMatchObject({ filename: 'arms.csv', mime: 'text/csv', savedTo: join(runDir, 'report', 'arms.csv') });
+    expect(Buffer.from(csv.base64, 'base64').toString()).toBe(tableToCsv(table));
+    expect(readFileSync(csv.savedTo!, 'utf8')).toBe(tableToCsv(table));
+    expect(Buffer.from(exportTable({ table, format: 'latex' }, null).base64, 'base64').toString()).toContain('0.250 {\\scriptsize [0.200, 0.300]}');
+    expect(exportTable({ table, format: 'md' }, null).filename).toBe('arms.md');
+    expect(() => exportTable({ table: { ...table, rows: [{ arm: 'x', r1: 3 }] }, format: 'csv' }, null)).toThrow(/format ci/);
+  });
+  it('ranks a pool by cosine, best first, skipping NaN', () => {
+    const pool = { captions: ['a', 'b', 'c', 'd'], photos: ['p', 'q', 'r', null] };
+    expect(topMatches([0.1, NaN, 0.9, 0.5], pool, 2)).toEqual([{ caption: 'c', cosine: 0.9, photo: 'r' }, { caption: 'd', cosine: 0.5, photo: null }]);
+  });
+});
+
+describe('image drop on a finished experiment', () => {
+  it('maps dropped images through each arm and ranks the test captions; bundles the run', async () => {
+    const vit = join(home, 'vit.onnx');
+    const cfg = { imageSize: 64, patchSize: 8, hidden: 32, depth: 1, heads: 2, mlp: 64 };
+    writeFileSync(vit, buildVitOnnx(cfg, randomVitWeights(cfg, 0)));
+    const store = new RunStore(join(home, 'runs'));
+    const scheduler = new Scheduler(store, { concurrency: 1 });
+    const { id } = store.create(RunConfig.parse({
+      kind: 'experiment', version: 1, data: world, image: { model: vit }, arms: ['good', 'ntp'], seeds: [0],
+      train: { epochs: 1, batch: 16, slices: 64 }, eval: { bootstrap: 100, sweepCounts: [10], sweepRepeats: 1 },
+    }));
+    scheduler.submit(id);
+    await scheduler.idle();
+    expect(store.get(id).error).toBeNull();
+    const dir = store.dir(id);
+    const png = readFileSync(join(world, 'images', readdirSync(join(world, 'images')).sort()[0]));
+    const images = [{ name: 'scene.png', base64: png.toString('base64') }, { name: 'notes.txt', base64: Buffer.from('hello').toString('base64') }];
+    const r = await matchImages({ runId: id, images, pool: 'test', topK: 3 }, dir);
+    expect(r.pool.size).toBe(24 * 5);
+    expect(r.arms.map((a) => a.arm)).toEqual(['good', 'ntp']);
+    expect(r.skipped.map((s) => s.name)).toEqual(['notes.txt']);
+    for (const a of r.arms) {
+      expect(a.images.map((i) => i.name)).toEqual(['scene.png']);
+      const cos = a.images[0].top.map((m) => m.cosine);
+      expect(cos).toHaveLength(3);
+      expect([...cos].sort((x, y) => y - x)).toEqual(cos);
+      for (const c of cos) expect(Math.abs(c)).toBeLessThanOrEqual(1 + 1e-9);
+      expect(readdirSync(join(dir, 'final', `${a.arm}-s0`)).some((f) => /^pool-[0-9a-f]{16}\.npy$/.test(f))).toBe(true);
+    }
+    // Cached pool embeddings give the same answer.
+    expect(await matchImages({ runId: id, images, pool: 'test', topK: 3 }, dir)).toEqual(r);
+    await expect(matchImages({ runId: id, images: [images[1]], pool: 'test', topK: 3 }, dir)).rejects.toThrow(/none of the dropped files is a readable image \(notes.txt\)/);
+
+    const zip = await exportBundle(dir, id);
+    expect(zip.filename).toBe(`${id}.zip`);
+    const files = Object.keys(unzipSync(Buffer.from(zip.base64, 'base64')));
+    expect(files).toContain(`${id}/config.json`);
+    expect(files.some((f) => f.startsWith(`${id}/final/good-s0/`))).toBe(true);
+    expect(existsSync(join(dir, `${id}.zip`))).toBe(false);
+  });
+});
