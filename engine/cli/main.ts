@@ -5,6 +5,7 @@ import { reportError } from './output';
 import { registerRuns } from './runs';
 import { registerTheory } from './theory';
 import { registerData } from './data';
+import { registerWorldEncoder } from './world-encoder';
 import { registerTrain } from './train';
 import { registerAlign } from './align';
 import { registerImage } from './image';
@@ -20,6 +21,7 @@ const program = new Command('prh')
 registerRuns(program, (c) => (exitCode = c));
 registerTheory(program, (c) => (exitCode = c));
 registerData(program);
+registerWorldEncoder(program); // adds `world build-encoder` to the `world` group
 registerTrain(program);
 registerAlign(program);
 registerImage(program, (c) => (exitCode = c));

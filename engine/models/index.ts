@@ -1,7 +1,9 @@
-// Text encoder (tfjs), projector head, presets and the seeded random streams they are initialised from.
+// Text encoder and small ViT (tfjs, one transformer body), projector head, presets and the seeded random streams
+// they are initialised from.
 export { PRESETS, PresetName, EncoderConfig, ProjectorConfig, backboneParams } from './presets';
-export { initEncoder, encode, pool, packBatch, segmentIds, layerNorm, gelu, type Params, type TokenBatch } from './encoder';
+export { initEncoder, initBlocks, encode, encodeBlocks, pool, packBatch, segmentIds, layerNorm, gelu, type Params, type TokenBatch } from './encoder';
 export { attention, attentionJs, attentionTf, attentionForward, attentionBackward, type AttentionShape } from './attention';
 export { initProjector, project } from './projector';
 export { matMul2d, linear } from './matmul';
 export { Rng } from './rng';
+export { type ViTShape, initVit, vitForward, vitWeights, vitBlocks, vitOnnxConfig, exportVitOnnx, patchify } from './vit';

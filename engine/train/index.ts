@@ -11,3 +11,5 @@ export { drawBatch, viewBatch, textBatch, jepaLoss, textLoss, stepLoss, type Mod
 export { embedSplit, embedCaptions, type SplitEmbeddings } from './embed';
 export { photoViews, type InspectedView } from './photo-views';
 export { trainJob, type TrainJobContext } from './job';
+export { ImageJepaRecipe, initImageJepa, imageJepaLoss, stepImages, trainImageJepa, type ImageStep, type ImageJepaHooks } from './image-jepa';
+export { ViewRecipe, IMAGENET_MEAN, IMAGENET_STD, drawView, renderView, imageViewBatch, normalised, type ImageSet, type ViewDraw } from './image-views';

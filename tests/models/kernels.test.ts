@@ -1,5 +1,5 @@
 // The custom kernels: the JS attention op equals the tf-ops path (values and gradients), finite-difference checks of
-// the attention and SIGReg gradients, and the wasm gather-gradient (UnsortedSegmentSum) kernel against a plain sum.
+// the attention and SIGReg gradients, the wasm gather-gradient (UnsortedSegmentSum) kernel against a plain sum, and the wasm row-gather (GatherV2) override.
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Rng, attentionBackward, attentionForward, attentionJs, attentionTf, packBatch, type AttentionShape } from '../../engine/models';
@@ -86,5 +86,23 @@ describe('gather gradient on wasm (UnsortedSegmentSum)', () => {
       for (let k = 0; k < 3; k++) want[id * 3 + k] += up[r * 3 + k];
     });
     expect(maxAbs(g, want)).toBeLessThan(1e-6);
+  });
+});
+
+describe('row gather on wasm (GatherV2 override)', () => {
+  it('axis-0 gathers copy the indexed rows (2-D, 3-D, 1-D); other axes and int32 data go to the stock kernel', () => {
+    const rng = Rng.seeded(5, 'gather');
+    const x = rand(6 * 4 * 2, rng);
+    const ids = [5, 0, 5, 2, 3];
+    const rows = (inner: number) => Float32Array.from(ids.flatMap((r) => Array.from(x.subarray(r * inner, (r + 1) * inner))));
+    const idx = tf.tensor1d(ids, 'int32');
+    expect(Array.from(tf.gather(tf.tensor3d(x, [6, 4, 2]), idx).dataSync())).toEqual(Array.from(rows(8)));
+    expect(tf.gather(tf.tensor3d(x, [6, 4, 2]), idx).shape).toEqual([5, 4, 2]);
+    expect(Array.from(tf.gather(tf.tensor2d(x, [12, 4]), tf.tensor2d([[5, 0], [5, 2]], [2, 2], 'int32')).dataSync())).toEqual(Array.from(rows(4).subarray(0, 16)));
+    expect(Array.from(tf.gather(tf.tensor1d(x.subarray(0, 6)), idx).dataSync())).toEqual(ids.map((r) => x[r]));
+    const m = tf.tensor2d(x.subarray(0, 24), [6, 4]);
+    expect(Array.from(tf.gather(m, tf.tensor1d([3, 1], 'int32'), 1).dataSync())).toEqual([0, 1, 2, 3, 4, 5].flatMap((r) => [x[r * 4 + 3], x[r * 4 + 1]]));
+    expect(Array.from(tf.gather(tf.tensor1d([7, 8, 9], 'int32'), tf.tensor1d([2, 0], 'int32')).dataSync())).toEqual([9, 7]);
+    expect(() => tf.gather(m, tf.tensor1d([6], 'int32'))).toThrow(/index 6 is not in \[0, 5\]/);
   });
 });

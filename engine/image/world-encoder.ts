@@ -1,0 +1,215 @@
+// The procedural world's frozen image encoder, DINOv2's role for the world: a small ViT trained as an image JEPA on
+// unlabelled world scenes (never a caption), exported in the HF Dinov2 ONNX layout so it runs through the same
+// `dinov2` image path a real DINOv2 does. The build is a fixed recipe on the wasm backend (single thread), so it is
+// reproducible to the byte; resources/world-encoder.json records recipe, hash, parity, probe and build conditions.
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createCanvas, loadImage } from '@napi-rs/canvas';
+import * as tf from '@tensorflow/tfjs';
+import * as ort from 'onnxruntime-node';
+import { z } from 'zod';
+import { drawScenes, generateWorld, readDataset, resolveWorld, worldScene } from '../data';
+import { InputError } from '../errors';
+import { Rng, exportVitOnnx, initVit, vitForward, type Params, type ViTShape } from '../models';
+import { ImageJepaRecipe, initBackend, normalised, trainImageJepa, type ImageSet, type ImageStep } from '../train';
+import { type ProbeResult, pixelFeatures, probeAttributes } from './attribute-probe';
+import { embedImages } from './embed';
+import { openImageEncoder } from './encoder';
+
+export const WorldEncoderRecipe = z.object({
+  // training images: scenes 0..scenes-1 of the world with this seed (only images are read; a seed other than the
+  // experiments' default 0, so the encoder never saw the scenes it later embeds)
+  world: z.object({ seed: z.number().int().nonnegative(), scenes: z.number().int().positive(), imageSize: z.number().int().positive() }),
+  jepa: ImageJepaRecipe,
+});
+export type WorldEncoderRecipe = z.infer<typeof WorldEncoderRecipe>;
+
+// Sized to build in ~15 min on one shared core (measured ~1.4 s/step at load ~3 on 2 cores). d = 64 matches the
+// text side's cpu preset. Views: crops keep ≥ 80% of the area (crops of 60% zoom objects across size classes and
+// shift them across grid cells: size and position fell to the random-init level), no flips (captions say
+// left/right), no hue jitter (captions name colours); λ·N ≈ 10 as the prototype's 0.02·512. Position table init
+// std 1: at .02 the CLS carried no position at all (probe .10 at init and after training; .43 at init with std 1).
+export const WORLD_ENCODER_RECIPE: WorldEncoderRecipe = {
+  world: { seed: 1, scenes: 5000, imageSize: 64 },
+  jepa: {
+    vit: { imageSize: 64, patchSize: 8, hidden: 64, depth: 2, heads: 4, mlp: 256 },
+    posStd: 1,
+    projector: { dims: [256, 64], norm: [true, false], act: 'gelu' },
+    views: { scale: [0.8, 1], ratio: [0.9, 1.1], flip: 0, brightness: 0.2, contrast: 0.2, noise: 0.04 },
+    V: 4,
+    batch: 32,
+    steps: 450,
+    lr: 2e-3,
+    warmupSteps: 30,
+    minLr: 0.05,
+    weightDecay: 0.05,
+    lamb: 0.08,
+    slices: 256,
+    clip: 1,
+    seed: 0,
+  },
+};
+
+export const ProbeRow = z.object({ task: z.string(), classes: z.number(), train: z.number(), test: z.number(), accuracy: z.number(), chance: z.number(), lambda: z.number() });
+export const WorldEncoderManifest = z.object({
+  file: z.string(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  bytes: z.number().int().positive(),
+  recipe: WorldEncoderRecipe,
+  onnx: z.object({ input: z.literal('pixel_values'), outputs: z.array(z.string()), embedding: z.literal('pooler_output'), layerNormEps: z.number(), gelu: z.literal('tanh') }),
+  tfjs: z.string(),
+  backend: z.string(),
+  loss: z.object({ first: z.number(), last: z.number(), lastInv: z.number(), lastSigreg: z.number() }),
+  parity: z.object({ images: z.number(), maxAbsDiffPooler: z.number(), maxAbsDiffTokens: z.number() }),
+  build: z.object({ seconds: z.number(), secondsPerStep: z.number(), loadavg: z.array(z.number()), cpus: z.number(), node: z.string(), at: z.string() }),
+  probe: z
+    .object({ world: z.record(z.string(), z.unknown()), trained: z.array(ProbeRow), pixels: z.array(ProbeRow), randomInit: z.array(ProbeRow) })
+    .nullable(),
+});
+export type WorldEncoderManifest = z.infer<typeof WorldEncoderManifest>;
+
+// Scenes 0..n-1 of the world `seed`, rendered (with the generator's image nuisance) and decoded to [0, 1] CHW.
+export async function worldImages(seed: number, n: number, side: number): Promise<ImageSet> {
+  const params = resolveWorld({ seed, splits: { train: n, val: 0, test: 0 }, imageSize: side });
+  const scenes = drawScenes(seed, n);
+  const data = new Float32Array(n * 3 * side * side);
+  const ctx = createCanvas(side, side).getContext('2d');
+  const plane = side * side;
+  for (let i = 0; i < n; i++) {
+    ctx.drawImage(await loadImage(worldScene(params, scenes, i).png), 0, 0);
+    const px = ctx.getImageData(0, 0, side, side).data;
+    for (let q = 0; q < plane; q++) for (let c = 0; c < 3; c++) data[i * 3 * plane + c * plane + q] = px[4 * q + c] / 255;
+  }
+  return { n, side, data };
+}
+
+// Max |ONNX − tfjs| over n normalised images for pooler_output and last_hidden_state.
+export async function onnxParity(bytes: Uint8Array, shape: ViTShape, params: Params, pixels: Float32Array, n: number): Promise<{ images: number; maxAbsDiffPooler: number; maxAbsDiffTokens: number }> {
+  const session = await ort.InferenceSession.create(bytes);
+  const S = shape.imageSize;
+  const res = await session.run({ pixel_values: new ort.Tensor('float32', pixels.slice(0, n * 3 * S * S), [n, 3, S, S]) });
+  await session.release();
+  const ref = tf.tidy(() => {
+    const { tokens, cls } = vitForward(shape, params, pixels, n);
+    return { tokens: tokens.dataSync() as Float32Array, cls: cls.dataSync() as Float32Array };
+  });
+  const maxDiff = (a: Float32Array, b: Float32Array) => {
+    if (a.length !== b.length) throw new Error(`parity: ONNX gave ${a.length} values, tfjs ${b.length}`);
+    return a.reduce((m, x, i) => Math.max(m, Math.abs(x - b[i])), 0);
+  };
+  return {
+    images: n,
+    maxAbsDiffPooler: maxDiff(res.pooler_output.data as Float32Array, ref.cls),
+    maxAbsDiffTokens: maxDiff(res.last_hidden_state.data as Float32Array, ref.tokens),
+  };
+}
+
+export type BuildHooks = { onStep?(s: ImageStep): void; log?(text: string): void };
+export type BuiltEncoder = { bytes: Uint8Array; sha256: string; manifest: Omit<WorldEncoderManifest, 'probe' | 'file'> };
+
+export const sha256 = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
+
+export async function buildWorldEncoder(recipe: WorldEncoderRecipe = WORLD_ENCODER_RECIPE, hooks: BuildHooks = {}): Promise<BuiltEncoder> {
+  const t0 = performance.now();
+  const load0 = loadavg();
+  const backend = await initBackend('wasm');
+  const log = hooks.log ?? (() => {});
+  const images = await worldImages(recipe.world.seed, recipe.world.scenes, recipe.world.imageSize);
+  log(`${images.n} world scenes (seed ${recipe.world.seed}) rendered in ${((performance.now() - t0) / 1000).toFixed(1)} s; training ${recipe.jepa.steps} steps of ${recipe.jepa.batch} images x ${recipe.jepa.V} views on ${backend.name}`);
+  let first: ImageStep | null = null, last: ImageStep | null = null;
+  const tTrain = performance.now();
+  const params = await trainImageJepa(recipe.jepa, images, {
+    onStep: (s) => {
+      first ??= s;
+      last = s;
+      hooks.onStep?.(s);
+    },
+  });
+  const trainSeconds = (performance.now() - tTrain) / 1000;
+  const shape = recipe.jepa.vit as ViTShape;
+  const bytes = exportVitOnnx(shape, params);
+  const parity = await onnxParity(bytes, shape, params, normalised(images, [0, 1, 2, 3, 4, 5, 6, 7]), 8);
+  tf.dispose([...params.values()]);
+  const f = first as ImageStep | null, l = last as ImageStep | null;
+  if (!f || !l) throw new Error('world encoder: no training steps ran');
+  const load1 = loadavg();
+  return {
+    bytes,
+    sha256: sha256(bytes),
+    manifest: {
+      sha256: sha256(bytes),
+      bytes: bytes.length,
+      recipe,
+      onnx: { input: 'pixel_values', outputs: ['last_hidden_state', 'pooler_output'], embedding: 'pooler_output', layerNormEps: 1e-5, gelu: 'tanh' },
+      tfjs: tf.version.tfjs,
+      backend: `${backend.package} (${backend.threads} thread)`,
+      loss: { first: f.loss, last: l.loss, lastInv: l.inv, lastSigreg: l.sigreg },
+      parity,
+      build: {
+        seconds: (performance.now() - t0) / 1000,
+        secondsPerStep: trainSeconds / recipe.jepa.steps,
+        loadavg: [load0[0], load1[0]], // 1-min load at start and end: the machine is shared
+        cpus: cpus().length,
+        node: process.version,
+        at: new Date().toISOString(),
+      },
+    },
+  };
+}
+
+export type ProbeTable = NonNullable<WorldEncoderManifest['probe']>;
+
+// Linear probes on a held-out world (generated into a temp folder unless `worldDir` holds one): the encoder through
+// the dinov2 image path, next to raw 16-px pixels and the same ViT at its random init (also through ONNX).
+export async function probeWorldEncoder(onnxPath: string, recipe: WorldEncoderRecipe, worldDir?: string, log: (t: string) => void = () => {}): Promise<ProbeTable> {
+  const tmp = mkdtempSync(join(tmpdir(), 'prh-world-probe-'));
+  try {
+    const world = { seed: 0, splits: { train: 3000, val: 1000, test: 1000 }, imageSize: recipe.world.imageSize };
+    const dir = worldDir ?? join(tmp, 'world');
+    if (!worldDir) generateWorld(dir, world);
+    const ds = readDataset(dir);
+    const refs = ds.images.flatMap((im) => (im.file ? [{ id: im.id, file: join(dir, 'images', im.file) }] : []));
+    if (!refs.length) throw new InputError(`${dir}: no images to probe`);
+    const embed = async (path: string) => {
+      const enc = await openImageEncoder(path, { preset: 'dinov2' });
+      try {
+        return await embedImages(enc, refs, { batchSize: 64 });
+      } finally {
+        await enc.release();
+      }
+    };
+    const trained = await embed(onnxPath);
+    log(`probe: embedded ${trained.ids.length} held-out scenes`);
+    const shape = recipe.jepa.vit as ViTShape;
+    const randomPath = join(tmp, 'random-init.onnx');
+    const rnd = initVit(shape, Rng.seeded(recipe.jepa.seed, 'image-jepa-init'), recipe.jepa.posStd);
+    writeFileSync(randomPath, exportVitOnnx(shape, rnd));
+    tf.dispose([...rnd.values()]);
+    const random = await embed(randomPath);
+    const pixels = await pixelFeatures(refs.map((r) => r.file));
+    const pixelIds = refs.map((r) => r.id);
+    const rows = (r: ProbeResult[]) => r.map((x) => ({ ...x }));
+    return {
+      world: worldDir ? { dir: worldDir } : world,
+      trained: rows(probeAttributes(trained.emb, trained.ids, ds.images)),
+      pixels: rows(probeAttributes(pixels, pixelIds, ds.images)),
+      randomInit: rows(probeAttributes(random.emb, random.ids, ds.images)),
+    };
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+export function readWorldEncoderManifest(path: string): WorldEncoderManifest {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new InputError(`${path}: cannot read the world-encoder manifest (${(err as Error).message})`);
+  }
+  const r = WorldEncoderManifest.safeParse(raw);
+  if (!r.success) throw new InputError(`${path}: not a world-encoder manifest (${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')})`);
+  return r.data;
+}
