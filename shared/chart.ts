@@ -123,6 +123,15 @@ export const backgroundPlugin: Plugin<'line'> = {
   },
 };
 
+// Log axes label 1, 2, 3 and 5 times a power of ten (as 1e-14 outside [1e-3, 1e5]), not chart.js's long decimals.
+function logTick(v: number | string): string {
+  const x = Number(v);
+  const e = Math.floor(Math.log10(x) + 1e-9);
+  const m = Math.round(x / 10 ** e);
+  if (![1, 2, 3, 5].includes(m) || Math.abs(x - m * 10 ** e) > 1e-6 * x) return '';
+  return e < -3 || e >= 5 ? `${m === 1 ? '' : `${m}×`}1e${e}` : String(+(m * 10 ** e).toPrecision(3));
+}
+
 export function chartConfig(input: FigureSpec | FigureSpecResolved, theme: ChartTheme = LIGHT, opts: { animation?: boolean; background?: boolean } = {}): ChartConfiguration<'line'> {
   const spec = FigureSpec.parse(input);
   const datasets = spec.series.map((s, i) => {
@@ -161,7 +170,7 @@ export function chartConfig(input: FigureSpec | FigureSpecResolved, theme: Chart
     ticks: a.categories
       ? { color: theme.fg, stepSize: 1, autoSkip: false, callback: (v: number | string) => (Number.isInteger(Number(v)) ? a.categories?.[Number(v)] ?? '' : '') }
       : a.log
-      ? { color: theme.muted, maxRotation: 0, callback: (v: number | string) => { const e = Math.log10(Number(v)); return Math.abs(e - Math.round(e)) < 1e-9 ? `1e${Math.round(e)}` : ''; } }
+      ? { color: theme.muted, maxRotation: 0, callback: logTick }
       : { color: theme.muted, ...(a.integer ? { precision: 0 } : {}) },
     grid: { color: theme.grid, drawOnChartArea: position !== 'right' },
     border: { color: theme.grid },

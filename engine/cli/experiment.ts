@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExperimentConfigInput, ExperimentResult } from '../../shared/experiment';
-import { experimentTables } from '../../shared/experiment-figures';
+import { armsTable, differencesTable, spreadTable } from '../../shared/experiment-figures';
 import { ARMS, PRESET_NAMES } from '../../shared/train';
 import { userDataDir } from '../api';
 import { generateWorld } from '../data';
@@ -22,7 +22,7 @@ function trainSettings(o: Record<string, unknown>): Record<string, unknown> {
 }
 
 function printResult(r: ExperimentResult): void {
-  for (const t of experimentTables(r).slice(0, 3)) console.log(`\n${tableToMarkdown(t)}`);
+  for (const t of [armsTable(r.arms), differencesTable(r), spreadTable(r)]) console.log(`\n${tableToMarkdown(t)}`);
 }
 
 async function runExperiment(config: ExperimentConfigInput, o: { runs?: string; json?: boolean }, setExit: (c: number) => void): Promise<void> {

@@ -8,7 +8,7 @@ import { writeJsonAtomic } from '../atomic';
 import { readEmbeddings, writeNpy } from '../embeddings';
 import { writeReport } from '../report';
 import { readMetricsFile, type JobContext, type RunStore } from '../runs';
-import { experimentFigures, experimentTables } from '../../shared/experiment-figures';
+import { experimentReport } from '../../shared/experiment-figures';
 import type { ImageSide } from './images';
 import { pairSplits, type Paired, type Side } from './pairs';
 
@@ -113,8 +113,7 @@ export async function finalize(ctx: JobContext<ExperimentConfig>, c: ExperimentC
   const metrics = readMetricsFile(ctx.path('metrics.jsonl'));
   await writeReport(ctx.path('report'), {
     title: c.name ?? 'Good views vs bad views vs next-token prediction',
-    figures: experimentFigures(result, metrics),
-    tables: experimentTables(result),
+    ...experimentReport(result, metrics),
     config: c,
   });
   return result;

@@ -65,7 +65,7 @@ describe('experiment', () => {
 
     const dir = store.dir(id);
     const report = readdirSync(join(dir, 'report'));
-    for (const f of ['index.md', 'comparison.csv', 'comparison.tex', 'differences.md', 'curve-r1.png', 'curve-r1.svg', 'curve-r1.pdf', 'pair-sweep.png', 'config.json']) expect(report).toContain(f);
+    for (const f of ['index.md', 'arms.csv', 'arms.tex', 'differences.md', 'seed-spread.csv', 'sweep.csv', 'experiment-r1.png', 'experiment-r1.svg', 'experiment-r1.pdf', 'bars-r1.pdf', 'sweep-r1-vs-pairs.png', 'rank-histogram.png', 'config.json']) expect(report).toContain(f);
     for (const arm of ['good', 'bad', 'ntp']) expect(existsSync(join(dir, 'final', `${arm}-s0`, 'w.npy'))).toBe(true);
     expect(readdirSync(join(dir, 'arms'))).toHaveLength(3);
   });
