@@ -168,10 +168,21 @@ export const sweepTable = (r: ExperimentResult, id = 'sweep'): TableSpec => ({
   rows: r.sweep.map((s) => ({ arm: s.arm, seed: s.seed, n: s.n, test: s.testR1, sd: s.sdTestR1, fit: s.fitR1 })),
 });
 
+export const ceilingTable = (r: ExperimentResult, id = 'image-ceiling'): TableSpec => ({
+  id,
+  title: 'Image-side ceiling: the image encoder against an oracle text side that knows every scene',
+  columns: [{ key: 'what', label: '' }, { key: 'r1', label: 'R@1', format: 'fixed3' }, { key: 'mknn', label: 'Mutual k-NN', format: 'fixed3' }],
+  rows: [
+    { what: 'oracle text (bag of the scene\'s concepts)', r1: r.ceiling?.r1 ?? null, mknn: r.ceiling?.mknn ?? null },
+    ...r.arms.map((a) => ({ what: `${a.arm} (seed ${a.seed})`, r1: a.r1.estimate, mknn: a.mknn?.estimate ?? null })),
+  ],
+  notes: 'No text encoder can be expected above the oracle row: when it is low, the frozen image side limits R@1, not the arms.',
+});
+
 // Everything the report of a finished experiment holds.
 export function experimentReport(r: ExperimentResult, records: readonly MetricRecord[]): { figures: FigureSpec[]; tables: TableSpec[] } {
   return {
     figures: [...experimentCurves(records), armBars([{ label: 'this experiment', arms: r.arms }], 'r1', 'bars-r1', r.chance.r1), armBars([{ label: 'this experiment', arms: r.arms }], 'mknn', 'bars-mknn', r.chance.mknn), sweepFigure(r), rankFigure(r)],
-    tables: [armsTable(r.arms), differencesTable(r), spreadTable(r), sweepTable(r)],
+    tables: [armsTable(r.arms), differencesTable(r), spreadTable(r), sweepTable(r), ...(r.ceiling ? [ceilingTable(r)] : [])],
   };
 }

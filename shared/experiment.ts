@@ -80,5 +80,8 @@ export type ExperimentResult = {
   rankHistograms: { arm: string; seed: number; edges: number[]; counts: number[] }[]; // image->text ranks of the test queries
   image: { model: string; sha256: string; dim: number; preset: string };
   pairs: { fit: number; test: number; freeParameters: number };
+  // Procedural worlds only: R@1 / mutual k-NN of the image side against an oracle text side that knows each
+  // scene's facts; the most any text encoder could reach through this image encoder. null for real photos.
+  ceiling: { r1: number; mknn: number | null; concepts: number; dim: number } | null;
   seconds: number;
 };

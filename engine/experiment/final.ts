@@ -9,6 +9,8 @@ import { readEmbeddings, writeNpy } from '../embeddings';
 import { writeReport } from '../report';
 import { readMetricsFile, type JobContext, type RunStore } from '../runs';
 import { experimentReport } from '../../shared/experiment-figures';
+import type { Dataset } from '../../shared/dataset';
+import { imageCeiling } from './ceiling';
 import type { ImageSide } from './images';
 import { pairSplits, type Paired, type Side } from './pairs';
 
@@ -38,7 +40,7 @@ function histogram(ranks: number[]): number[] {
   return counts;
 }
 
-export async function finalize(ctx: JobContext<ExperimentConfig>, c: ExperimentConfig, img: ImageSide, store: RunStore, children: Record<string, string>, t0: number): Promise<ExperimentResult> {
+export async function finalize(ctx: JobContext<ExperimentConfig>, c: ExperimentConfig, dataset: Dataset, img: ImageSide, store: RunStore, children: Record<string, string>, t0: number): Promise<ExperimentResult> {
   const images = { val: side(img.val), test: side(img.test) };
   const arms: ArmResult[] = [];
   const differences: ArmDifference[] = [];
@@ -107,6 +109,7 @@ export async function finalize(ctx: JobContext<ExperimentConfig>, c: ExperimentC
     chance: { r1: 1 / nTest, mknn: c.eval.k / (nTest - 1) },
     image: { model: img.encoder.model, sha256: img.encoder.sha256, dim: img.encoder.dim, preset: img.encoder.preset },
     pairs: { fit: pairs!.fit.end, test: nTest, freeParameters: freeParameters(img.encoder.dim, pairs!.text.dim) },
+    ceiling: await imageCeiling(dataset, images, pairs!.text.dim, c.eval.k, c.eval.seed),
     seconds: (Date.now() - t0) / 1000,
   };
   writeJsonAtomic(ctx.path('artifacts', 'result.json'), result);

@@ -45,7 +45,7 @@ export const experimentJob: Job<ExperimentConfig> = async (ctx) => {
   for (const s of states.filter((s) => s.status === 'diverged')) ctx.log(`${s.name} diverged (${s.error}); scoring its last good checkpoint`, 'warn');
 
   ctx.progress(0, 1, 'comparing arms');
-  const result = await finalize(ctx, c, side, store, children, t0);
+  const result = await finalize(ctx, c, dataset, side, store, children, t0);
   ctx.progress(1, 1, 'done');
   return { status: 'done', result };
 };

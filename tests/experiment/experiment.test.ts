@@ -56,6 +56,10 @@ describe('experiment', () => {
     expect(r.chance.r1).toBeCloseTo(1 / 40, 12);
     expect(r.sweep.filter((s) => s.arm === 'good').map((s) => s.n)).toEqual([10, 20, 40]);
     expect(r.pairs).toMatchObject({ fit: 40, test: 40 });
+    // A procedural world gets the oracle ceiling (image side vs a text side that knows every scene).
+    expect(r.ceiling).not.toBeNull();
+    expect(r.ceiling!.r1).toBeGreaterThanOrEqual(0);
+    expect(r.ceiling!.dim).toBe(64);
 
     // Per-epoch curves streamed live and stored, tagged by arm.
     const evals = store.metrics(id).filter((m) => m.scope === 'eval');
@@ -92,5 +96,32 @@ describe('experiment', () => {
     expect(state.attempts).toBe(2);
     expect(new RunStore(join(store.dir(id), 'arms')).list().map((a) => a.status)).toEqual(['done', 'done', 'done']);
     expect((state.result as unknown as ExperimentResult).arms).toHaveLength(3);
+  });
+});
+
+describe('image ceiling', () => {
+  it('is high when the image side carries the scene facts, and near chance when it does not', async () => {
+    const { readDataset } = await import('../../engine/data');
+    const { imageCeiling } = await import('../../engine/experiment/ceiling');
+    const ds = readDataset(world);
+    // An image side that is a bag of the same facts under another random projection, vs pure noise.
+    const facts = (im: (typeof ds.images)[number]) => [`bg:${im.state!.background}`, ...im.state!.objects.flatMap((o) => [o.shape, o.colour, o.size, `c${o.cell}`])];
+    const side = (split: 'val' | 'test', informative: boolean) => {
+      const rows = ds.images.filter((im) => im.split === split);
+      const data = new Float32Array(rows.length * 48);
+      rows.forEach((im, r) => {
+        for (let d = 0; d < 48; d++) {
+          let h = 0;
+          if (informative) for (const f of facts(im)) h += Math.sin(1000 * (d + 1) * [...f].reduce((a, c) => a * 31 + c.charCodeAt(0), 7));
+          else h = Math.sin(r * 97.13 + d * 13.7 + (split === 'val' ? 0 : 5));
+          data[r * 48 + d] = h;
+        }
+      });
+      return { emb: { rows: rows.length, dim: 48, data }, ids: rows.map((im) => im.id) };
+    };
+    const good = await imageCeiling(ds, { val: side('val', true), test: side('test', true) }, 64, 10);
+    const noise = await imageCeiling(ds, { val: side('val', false), test: side('test', false) }, 64, 10);
+    expect(good!.r1).toBeGreaterThan(0.3);
+    expect(noise!.r1).toBeLessThan(0.15);
   });
 });
