@@ -40,7 +40,7 @@ export const WORLD_ENCODER_RECIPE: WorldEncoderRecipe = {
     views: { scale: [0.8, 1], ratio: [0.9, 1.1], flip: 0, brightness: 0.2, contrast: 0.2, noise: 0.04 },
     V: 4,
     batch: 32,
-    steps: 450,
+    steps: 900,
     lr: 2e-3,
     warmupSteps: 30,
     minLr: 0.05,
