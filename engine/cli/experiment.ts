@@ -5,21 +5,16 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExperimentConfigInput, ExperimentResult } from '../../shared/experiment';
 import { armsTable, differencesTable, spreadTable } from '../../shared/experiment-figures';
-import { ARMS, PRESET_NAMES } from '../../shared/train';
+import { ARMS } from '../../shared/train';
 import { userDataDir } from '../api';
 import { generateWorld } from '../data';
 import { tableToMarkdown } from '../report';
 import { numberOption as num } from './output';
 import { openService, runAndWait } from './runs';
+import { addTrainingOptions, trainingSettings } from './train';
 
 const list = (v: string) => v.split(',').map((s) => s.trim()).filter(Boolean);
 const numbers = (name: string) => (v: string) => list(v).map(num(name));
-
-// The train settings an experiment passes to every arm (only the flags given; the rest are TrainConfig defaults).
-function trainSettings(o: Record<string, unknown>): Record<string, unknown> {
-  const keys = ['preset', 'epochs', 'batch', 'lamb', 'lambEff', 'loss', 'slices', 'lr', 'clip', 'select', 'backend'];
-  return Object.fromEntries(keys.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]));
-}
 
 function printResult(r: ExperimentResult): void {
   for (const t of [armsTable(r.arms), differencesTable(r), spreadTable(r)]) console.log(`\n${tableToMarkdown(t)}`);
@@ -36,17 +31,9 @@ async function runExperiment(config: ExperimentConfigInput, o: { runs?: string; 
   } else if (state.error) console.error(state.error);
 }
 
+// An experiment's flags: the shared training flags (passed to every arm) plus replicates and evaluation.
 const addTrainOptions = (c: Command) =>
-  c
-    .option('--preset <name>', PRESET_NAMES.join(' | '))
-    .option('--epochs <n>', 'epochs per arm', num('epochs'))
-    .option('--batch <n>', 'photos per step', num('batch'))
-    .option('--lamb <x>', 'SIGReg weight λ', num('lamb'))
-    .option('--lamb-eff <x>', 'effective SIGReg weight λ·N·world_size', num('lamb-eff'))
-    .option('--loss <variant>', 'sp | paper')
-    .option('--slices <n>', 'SIGReg directions per step', num('slices'))
-    .option('--lr <x>', 'peak learning rate', num('lr'))
-    .option('--select <policy>', 'checkpoint scored: last | val-loss (never test)')
+  addTrainingOptions(c)
     .option('--seeds <list>', 'training seeds (replicates), e.g. 0,1,2', numbers('seeds'))
     .option('--bootstrap <B>', 'paired bootstrap resamples', num('bootstrap'))
     .option('--parallel <n>', 'arms trained at once (default: cores)', num('parallel'))
@@ -65,7 +52,7 @@ export function registerExperiment(program: Command, setExit: (code: number) => 
   ).action(async (o) => {
     await runExperiment({
       kind: 'experiment', version: 1, data: o.data, image: { model: o.imageModel, preset: o.imagePreset }, arms: o.arms, seeds: o.seeds,
-      train: trainSettings(o), eval: o.bootstrap ? { bootstrap: o.bootstrap } : undefined, parallel: o.parallel,
+      train: trainingSettings(o), eval: o.bootstrap ? { bootstrap: o.bootstrap } : undefined, parallel: o.parallel,
     }, o, setExit);
   });
 
@@ -82,7 +69,7 @@ export function registerExperiment(program: Command, setExit: (code: number) => 
     }
     await runExperiment({
       kind: 'experiment', version: 1, name: 'demo: good vs bad views vs NTP on the procedural world', data: dir, image: { model: 'world' },
-      arms: ['good', 'bad', 'ntp'], seeds: o.seeds, train: trainSettings(o), parallel: o.parallel,
+      arms: ['good', 'bad', 'ntp'], seeds: o.seeds, train: trainingSettings(o), parallel: o.parallel,
     }, o, setExit);
   });
 }

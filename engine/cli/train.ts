@@ -11,14 +11,11 @@ import { numberOption } from './output';
 
 const num = numberOption;
 
-export function registerTrain(program: Command): void {
-  program
-    .command('train')
-    .description('train a text encoder arm (good/bad views LeJEPA, NTP, pair-NTP) and write checkpoints + embeddings per epoch')
-    .requiredOption('--data <dir>', 'dataset folder (dataset.json)')
-    .requiredOption('--arm <arm>', ARMS.join(' | '))
-    .requiredOption('--out <dir>', 'run folder')
-    .option('--preset <name>', PRESET_NAMES.join(' | '), 'cpu')
+// The training flags `prh train` and `prh experiment` share, and the TrainConfig fields they set.
+const TRAIN_FLAGS = ['preset', 'epochs', 'batch', 'lamb', 'lambEff', 'loss', 'slices', 'lr', 'clip', 'select', 'backend'] as const;
+export const addTrainingOptions = (c: Command): Command =>
+  c
+    .option('--preset <name>', PRESET_NAMES.join(' | '))
     .option('--epochs <n>', 'epochs', num('epochs'))
     .option('--batch <n>', 'photos per step', num('batch'))
     .option('--lamb <x>', 'SIGReg weight λ (default .02)', num('lamb'))
@@ -27,17 +24,26 @@ export function registerTrain(program: Command): void {
     .option('--slices <n>', 'SIGReg directions per step', num('slices'))
     .option('--lr <x>', 'peak learning rate', num('lr'))
     .option('--clip <x>', 'gradient-norm clip', num('clip'))
+    .option('--select <policy>', 'checkpoint scored: last | val-loss (never test)')
+    .option('--backend <name>', BACKENDS.join(' | '));
+export const trainingSettings = (o: Record<string, unknown>): Record<string, unknown> =>
+  Object.fromEntries(TRAIN_FLAGS.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]));
+
+export function registerTrain(program: Command): void {
+  addTrainingOptions(program
+    .command('train'))
+    .description('train a text encoder arm (good/bad views LeJEPA, NTP, pair-NTP) and write checkpoints + embeddings per epoch')
+    .requiredOption('--data <dir>', 'dataset folder (dataset.json)')
+    .requiredOption('--arm <arm>', ARMS.join(' | '))
+    .requiredOption('--out <dir>', 'run folder')
     .option('--tokenizer <file>', 'Hugging Face tokenizer.json (default: WordPiece trained on the training captions)')
     .option('--vocab-size <n>', 'vocabulary of the trained tokenizer', num('vocab-size'))
-    .option('--select <policy>', 'checkpoint policy: last | val-loss')
     .option('--seed <n>', 'seed for init, data order, views and directions', num('seed'))
-    .option('--backend <name>', BACKENDS.join(' | '))
     .option('--resume', 'continue from the last checkpoint in --out')
     .option('--json', 'print one JSON document')
     .action(async (o) => {
       const parsed = TrainConfig.safeParse({
-        kind: 'train', version: 1, data: o.data, arm: o.arm, preset: o.preset, epochs: o.epochs, batch: o.batch, lamb: o.lamb, lambEff: o.lambEff,
-        loss: o.loss, slices: o.slices, lr: o.lr, clip: o.clip, tokenizer: o.tokenizer, vocabSize: o.vocabSize, select: o.select, seed: o.seed, backend: o.backend,
+        kind: 'train', version: 1, data: o.data, arm: o.arm, ...trainingSettings(o), tokenizer: o.tokenizer, vocabSize: o.vocabSize, seed: o.seed,
       });
       if (!parsed.success) throw new InputError(parsed.error.issues.map((i) => `--${String(i.path[0] ?? '')}: ${i.message}`).join('; '));
       const config = parsed.data;
