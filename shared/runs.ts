@@ -35,7 +35,6 @@ export type RunKind = RunConfig['kind'];
 
 export const RunStatus = z.enum(['queued', 'running', 'done', 'failed', 'cancelled', 'interrupted', 'diverged']);
 export type RunStatus = z.infer<typeof RunStatus>;
-export const FINISHED: readonly RunStatus[] = ['done', 'failed', 'cancelled', 'interrupted', 'diverged'];
 export const RESUMABLE: readonly RunStatus[] = ['failed', 'cancelled', 'interrupted', 'diverged'];
 
 export const Progress = z.object({ done: z.number(), total: z.number(), message: z.string().optional() });

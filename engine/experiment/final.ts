@@ -11,6 +11,7 @@ import { readMetricsFile, type JobContext, type RunStore } from '../runs';
 import { experimentReport } from '../../shared/experiment-figures';
 import type { Dataset } from '../../shared/dataset';
 import { imageCeiling } from './ceiling';
+import { childKey } from './children';
 import type { ImageSide } from './images';
 import { pairSplits, type Paired, type Side } from './pairs';
 
@@ -51,7 +52,7 @@ export async function finalize(ctx: JobContext<ExperimentConfig>, c: ExperimentC
   for (const seed of c.seeds) {
     const paired = new Map<string, { id: string; epoch: number; p: Paired }>();
     for (const arm of c.arms) {
-      const id = children[`${arm}-s${seed}`];
+      const id = children[childKey(arm, seed)];
       const epoch = selectedEpoch(store, id);
       const dir = join(store.dir(id), 'embeddings', `epoch-${epoch}`);
       paired.set(arm, { id, epoch, p: pairSplits(images, { val: side(join(dir, 'val.npy')), test: side(join(dir, 'test.npy')) }) });
@@ -86,7 +87,7 @@ export async function finalize(ctx: JobContext<ExperimentConfig>, c: ExperimentC
       rankHistograms.push({ arm, seed, edges: RANK_EDGES, counts: histogram(e.ranks.imageToText) });
       // The map and means the image drop needs: image -> (x - mu_img) W, caption -> y - mu_txt.
       const al = await fitAlignment({ image: p.image, text: p.text, fit: p.fit });
-      const dir = ctx.path('final', `${arm}-s${seed}`);
+      const dir = ctx.path('final', childKey(arm, seed));
       writeNpy(join(dir, 'w.npy'), { rows: al.w.rows, dim: al.w.cols, data: al.w.data });
       writeNpy(join(dir, 'image-mean.npy'), { rows: 1, dim: al.imageMean.length, data: al.imageMean });
       writeNpy(join(dir, 'text-mean.npy'), { rows: 1, dim: al.textMean.length, data: al.textMean });

@@ -9,10 +9,10 @@ import { TrainConfig } from '../../shared/train';
 import { readDataset } from '../data';
 import { Cancelled, RunStore, Scheduler, selfWorker, type Job, type JobContext } from '../runs';
 import { finalize } from './final';
+import { childKey } from './children';
 import { embedImageSide } from './images';
 
-type Children = Record<string, string>; // `${arm}-s${seed}` -> child run id
-export const childKey = (arm: string, seed: number) => `${arm}-s${seed}`;
+type Children = Record<string, string>; // childKey(arm, seed) -> child run id
 
 export const experimentJob: Job<ExperimentConfig> = async (ctx) => {
   const t0 = Date.now();

@@ -1,4 +1,4 @@
 // Runs: the store on disk, the scheduler of worker processes, and the job interface jobs implement.
 export { RunStore, readMetricsFile } from './store';
-export { Scheduler, tsxWorker, selfWorker, isFinished, type WorkerCommand, type SchedulerOptions } from './scheduler';
+export { Scheduler, selfWorker, type WorkerCommand, type SchedulerOptions } from './scheduler';
 export { Cancelled, type Job, type JobContext, type JobOutcome } from './job';

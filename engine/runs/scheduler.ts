@@ -5,7 +5,7 @@ import { EventEmitter } from 'node:events';
 import { cpus } from 'node:os';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { FINISHED, RESUMABLE, type RunEvent, type RunState } from '../../shared/runs';
+import { RESUMABLE, type RunEvent, type RunState } from '../../shared/runs';
 import { InputError } from '../errors';
 import { WorkerMessage } from './job';
 import type { RunStore } from './store';
@@ -182,5 +182,3 @@ export class Scheduler extends EventEmitter<{ event: [RunEvent] }> {
     return state;
   }
 }
-
-export const isFinished = (s: RunState) => FINISHED.includes(s.status);
