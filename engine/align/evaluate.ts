@@ -107,12 +107,18 @@ export async function retrieval(xc: Mat, yc: Mat, w: Mat) {
   return { ranks, i2t: recall(ranks.imageToText), t2i: recall(ranks.textToImage), nan };
 }
 
-export async function evaluate(opts: EvaluateOptions): Promise<Evaluation> {
-  const o = EvaluateOptions.parse(opts);
+// The fit and test rows of a paired image/text set, checked: same row count, in range, no test row fitted on.
+export function fitTestRows(o: { image: Embeddings; text: Embeddings; fit: RowSelection; test: RowSelection }): { fit: Int32Array; test: Int32Array } {
   checkPaired(o.image, o.text);
   const fit = resolveRows(o.fit, o.image.rows, 'fit');
   const test = resolveRows(o.test, o.image.rows, 'test');
   assertDisjoint(fit, test);
+  return { fit, test };
+}
+
+export async function evaluate(opts: EvaluateOptions): Promise<Evaluation> {
+  const o = EvaluateOptions.parse(opts);
+  const { fit, test } = fitTestRows(o);
   if (test.length < o.k + 1) throw new InputError(`test: ${test.length} rows are too few for k=${o.k} nearest neighbours`);
   const { alignment: a } = await fitOnRows(o.image, o.text, fit, o.map, o.seed);
   const xt = takeRows(o.image, test);

@@ -3,9 +3,9 @@
 import { z } from 'zod';
 import { InputError } from '../errors';
 import { permutation, rngFrom, subRow, takeRows } from '../linalg';
-import { EmbeddingsGuard, type Recall, checkPaired, fitOnRows, retrieval } from './evaluate';
+import { EmbeddingsGuard, type Recall, fitOnRows, fitTestRows, retrieval } from './evaluate';
 import { MapKind } from './maps';
-import { RowSelection, assertDisjoint, resolveRows } from './rows';
+import { RowSelection } from './rows';
 
 export const SweepOptions = z.object({
   image: EmbeddingsGuard,
@@ -37,10 +37,7 @@ const avgScores = (ps: Scores[]): Scores => {
 
 export async function sweepPairs(opts: SweepOptions): Promise<Sweep> {
   const o = SweepOptions.parse(opts);
-  checkPaired(o.image, o.text);
-  const pool = resolveRows(o.fit, o.image.rows, 'fit');
-  const test = resolveRows(o.test, o.image.rows, 'test');
-  assertDisjoint(pool, test);
+  const { fit: pool, test } = fitTestRows(o);
   const tooBig = o.counts.find((n) => n > pool.length);
   if (tooBig) throw new InputError(`--counts: ${tooBig} pairs requested but the fit range has ${pool.length}`);
   const xt = takeRows(o.image, test);

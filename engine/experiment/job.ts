@@ -59,6 +59,8 @@ async function trainArms(ctx: JobContext<ExperimentConfig>, store: RunStore, chi
     tagOf.set(id, { arm, seed: Number(seed) });
   }
   const progress = new Map<string, { done: number; total: number }>();
+  // Arms finished in an earlier attempt count as complete; read their status once, not on every progress event.
+  const finished = Object.values(children).filter((id) => ['done', 'diverged'].includes(store.get(id).status)).length;
   scheduler.on('event', (e) => {
     const tag = tagOf.get(e.runId)!;
     if (e.type === 'metric') ctx.metric(e.record.scope, e.record.x, e.record.values, { ...e.record.tags, ...tag });
@@ -67,7 +69,7 @@ async function trainArms(ctx: JobContext<ExperimentConfig>, store: RunStore, chi
       progress.set(e.runId, e.progress);
       const known = [...progress.values()];
       const perArm = Math.max(...known.map((p) => p.total));
-      const done = known.reduce((a, p) => a + p.done, 0) + perArm * [...tagOf.keys()].filter((id) => !progress.has(id) && store.get(id).status === 'done').length;
+      const done = known.reduce((a, p) => a + p.done, 0) + perArm * finished;
       ctx.progress(done, perArm * tagOf.size, 'training arms');
     } else if (e.type === 'status') ctx.log(`[${tag.arm} s${tag.seed}] ${e.state.status}${e.state.error ? `: ${e.state.error.split('\n')[0]}` : ''}`);
   });
