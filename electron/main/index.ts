@@ -5,21 +5,11 @@ import { app, BrowserWindow, ipcMain, shell, type IpcMainInvokeEvent } from 'ele
 import Store from 'electron-store';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Settings } from '../../shared/settings';
-import { Service, type SettingsStore } from '../../engine/api';
+import { runsDirOf, Service, SETTINGS_FILE, settingsStore } from '../../engine/api';
 
 const rendererUrl = process.env.ELECTRON_RENDERER_URL; // electron-vite dev server, in development only
 const rendererFile = join(__dirname, '../renderer/index.html');
 let win: BrowserWindow | null = null;
-
-function settingsStore(): SettingsStore {
-  const store = new Store<Record<string, unknown>>({ name: 'config' });
-  const get = (): Settings => {
-    const parsed = Settings.safeParse(store.store);
-    return parsed.success ? parsed.data : Settings.parse({});
-  };
-  return { get, set: (patch) => ((store.store = Settings.parse({ ...get(), ...patch })), get()) };
-}
 
 // Only our own page may call the backend.
 function trusted(e: IpcMainInvokeEvent): boolean {
@@ -30,9 +20,11 @@ function trusted(e: IpcMainInvokeEvent): boolean {
 
 async function main(): Promise<void> {
   await app.whenReady();
-  const settings = settingsStore();
+  const userData = app.getPath('userData');
+  const settings = settingsStore(new Store<Record<string, unknown>>({ name: SETTINGS_FILE, cwd: userData }));
   const service = new Service({
-    runsDir: settings.get().runsDir ?? join(app.getPath('userData'), 'runs'),
+    runsDir: runsDirOf(settings.get(), userData),
+    userData,
     settings,
     transport: 'ipc',
     // Electron's own binary runs the bundled worker as plain Node.

@@ -1,3 +1,3 @@
-// The backend service and the settings file both transports share.
-export { Service, type ServiceOptions, type SettingsStore } from './service';
-export { fileSettings, userDataDir, defaultRunsDir, APP_NAME } from './settings';
+// The backend service, and the settings file and user-data folder both transports share.
+export { Service, type ServiceOptions } from './service';
+export { SETTINGS_FILE, defaultWorldDir, fileSettings, runsDirOf, settingsStore, userDataDir, type SettingsStore } from './settings';

@@ -15,10 +15,7 @@ import { galleryFromDataset, galleryJson, openDataset, type OpenedDataset } from
 import { InputError } from '../errors';
 import { tableToCsv, tableToLatex, tableToMarkdown } from '../report';
 import { encodeText, loadTokenizer, trainWordPiece, type Tokenizer } from '../text';
-import { userDataDir } from './settings';
-
-export const DEFAULT_WORLD = 'world-paper-like';
-export const datasetsDir = (home = userDataDir()) => join(home, 'datasets');
+import { DEFAULT_WORLD, datasetsDir } from './settings';
 
 // --- datasets ----------------------------------------------------------------------------------------------
 
@@ -40,9 +37,9 @@ function info(path: string): DatasetInfo {
   return { path, name: dataset.name, source: dataset.source, exists: true, counts: splitCounts(dataset), params: dataset.params };
 }
 
-// The default world first (generated or not), then every dataset folder under <userData>/datasets/.
-export function listDatasets(home = userDataDir()): DatasetInfo[] {
-  const root = datasetsDir(home);
+// The default world first (generated or not), then every dataset folder under <user data>/datasets/.
+export function listDatasets(userData: string): DatasetInfo[] {
+  const root = datasetsDir(userData);
   const world = join(root, DEFAULT_WORLD);
   const others = existsSync(root)
     ? readdirSync(root, { withFileTypes: true })

@@ -3,15 +3,15 @@
 import { join } from 'node:path';
 import { ApiParams, type Api, type ApiInput, type ApiMethod, type ApiResults } from '../../shared/api';
 import type { RunEvent } from '../../shared/runs';
-import type { Settings } from '../../shared/settings';
 import { renderFigure } from '../report';
 import { RunStore, Scheduler, type WorkerCommand } from '../runs';
 import { explore, prop2Demo, thm1Demo } from '../theory';
 import { writeFileAtomic } from '../atomic';
 import { datasetGallery, exportBundle, exportTable, inspectPhotoViews, listDatasets, matchImages } from './lab';
+import type { SettingsStore } from './settings';
 
-export type SettingsStore = { get(): Settings; set(patch: Partial<Settings>): Settings };
-export type ServiceOptions = { runsDir: string; settings: SettingsStore; concurrency?: number; worker?: WorkerCommand; transport: 'ipc' | 'ws' };
+// runsDir: where runs are stored; userData: the app's user-data folder (the lab's datasets/).
+export type ServiceOptions = { runsDir: string; userData: string; settings: SettingsStore; concurrency?: number; worker?: WorkerCommand; transport: 'ipc' | 'ws' };
 
 export class Service implements Api {
   readonly store: RunStore;
@@ -81,7 +81,7 @@ export class Service implements Api {
   }
   // The experiment lab (engine/api/lab.ts); matching and bundling compute in a child process.
   async datasets() {
-    return listDatasets();
+    return listDatasets(this.opts.userData);
   }
   async datasetGallery(q: ApiInput<'datasetGallery'>) {
     return datasetGallery(ApiParams.datasetGallery.parse(q));

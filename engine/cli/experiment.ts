@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { ExperimentConfigInput, ExperimentResult } from '../../shared/experiment';
 import { armsTable, differencesTable, spreadTable } from '../../shared/experiment-figures';
 import { ARMS } from '../../shared/train';
-import { userDataDir } from '../api';
+import { defaultWorldDir, userDataDir } from '../api';
 import { generateWorld } from '../data';
 import { tableToMarkdown } from '../report';
 import { numberOption as num } from './output';
@@ -62,7 +62,7 @@ export function registerExperiment(program: Command, setExit: (code: number) => 
       .description('the whole experiment on the default procedural world with the shipped world encoder (about 10 minutes on 2 cores)')
       .option('--world <dir>', 'where the default world lives (generated when absent)'),
   ).action(async (o) => {
-    const dir = o.world ?? join(userDataDir(), 'datasets', 'world-paper-like');
+    const dir = o.world ?? defaultWorldDir(userDataDir());
     if (!existsSync(join(dir, 'dataset.json'))) {
       if (!o.json) console.error(`generating the default world in ${dir} ...`);
       generateWorld(dir, { preset: 'paper-like', seed: 0 });

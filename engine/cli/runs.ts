@@ -3,16 +3,17 @@ import { Command, Option } from 'commander';
 import { SingleBar, Presets } from 'cli-progress';
 import { resolve } from 'node:path';
 import type { RunConfig, RunState } from '../../shared/runs';
-import { defaultRunsDir, fileSettings, Service } from '../api';
+import { fileSettings, runsDirOf, Service, userDataDir } from '../api';
 import { EXIT, printTable } from './output';
 import { serve } from './serve';
 
 const rendererDir = () => resolve(import.meta.dirname, '..', '..', 'out', 'renderer');
 
 export function openService(runsDir?: string, threads?: number): Service {
-  const settings = fileSettings();
-  const dir = resolve(runsDir ?? settings.get().runsDir ?? defaultRunsDir());
-  return new Service({ runsDir: dir, settings, concurrency: threads, transport: 'ws' });
+  const userData = userDataDir();
+  const settings = fileSettings(userData);
+  const dir = resolve(runsDir ?? runsDirOf(settings.get(), userData));
+  return new Service({ runsDir: dir, userData, settings, concurrency: threads, transport: 'ws' });
 }
 
 const runsOption = () => new Option('--runs <dir>', 'runs folder (default: the app settings, else <user data>/runs)');

@@ -19,7 +19,7 @@ beforeAll(async () => {
   writeFileSync(join(renderer, 'assets', 'app.js'), 'console.log(1)');
   writeFileSync(secret, 'do not serve me');
   let settings = { theme: 'system' as const };
-  service = new Service({ runsDir: join(home, 'runs'), transport: 'ws', settings: { get: () => settings, set: (p) => (settings = { ...settings, ...p } as typeof settings) } });
+  service = new Service({ runsDir: join(home, 'runs'), userData: home, transport: 'ws', settings: { get: () => settings, set: (p) => (settings = { ...settings, ...p } as typeof settings) } });
   s = await serve({ service, rendererDir: renderer });
 });
 afterAll(async () => {
