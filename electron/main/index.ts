@@ -22,14 +22,8 @@ async function main(): Promise<void> {
   await app.whenReady();
   const userData = app.getPath('userData');
   const settings = settingsStore(new Store<Record<string, unknown>>({ name: SETTINGS_FILE, cwd: userData }));
-  const service = new Service({
-    runsDir: runsDirOf(settings.get(), userData),
-    userData,
-    settings,
-    transport: 'ipc',
-    // Electron's own binary runs the bundled worker as plain Node.
-    worker: { command: process.execPath, args: (dir, resume) => [join(__dirname, 'worker.js'), dir, ...(resume ? ['--resume'] : [])], env: { ELECTRON_RUN_AS_NODE: '1' } },
-  });
+  // Jobs run in the bundled worker.js, started by Electron's own binary as plain Node (engine/worker).
+  const service = new Service({ runsDir: runsDirOf(settings.get(), userData), userData, settings, transport: 'ipc' });
 
   ipcMain.handle('prh:call', (e, method: unknown, params: unknown) => {
     if (!trusted(e)) throw new Error('untrusted sender');

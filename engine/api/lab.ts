@@ -1,16 +1,15 @@
 // The experiment lab's API methods: datasets and their gallery, the view inspector, image drop, table and bundle
 // exports. Light work answers inline; image matching and bundling compute in a child process (lab-task.ts), so
 // the main process (Electron main, `prh serve`) stays responsive.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { z } from 'zod';
 import type { ApiInput, DatasetInfo, ExportedFile, Gallery, InspectedView, MatchResult, PhotoViews } from '../../shared/api';
 import { splitCounts } from '../../shared/dataset';
 import { TrainConfig, ViewConfig } from '../../shared/train';
 import { writeFileAtomic } from '../atomic';
+import { callChild, entryCommand } from '../child';
 import { galleryFromDataset, galleryJson, openDataset, type OpenedDataset } from '../data';
 import { InputError } from '../errors';
 import { tableToCsv, tableToLatex, tableToMarkdown } from '../report';
@@ -161,40 +160,6 @@ export async function matchImages(q: ApiInput<'matchImages'> & { pool: string; t
 export type LabTask =
   | { task: 'match'; runDir: string; images: { name: string; base64: string }[]; pool: string; topK: number }
   | { task: 'bundle'; runDir: string; out: string };
-export type LabReply = { ok: true; result: unknown } | { ok: false; error: string; input: boolean };
 
-// Under tsx (prh serve, tests) the TypeScript entry runs through tsx's loader, like the scheduler's workers; in the
-// bundled Electron app the build emits lab-task.js next to the main chunk, run by Electron's binary as plain Node.
-export function labTaskCommand(): { command: string; args: string[]; env: NodeJS.ProcessEnv } {
-  const here = fileURLToPath(import.meta.url);
-  if (here.endsWith('.ts')) return { command: process.execPath, args: ['--import', import.meta.resolve('tsx'), resolve(dirname(here), 'lab-task.ts')], env: {} };
-  const built = [dirname(here), dirname(dirname(here))].map((d) => join(d, 'lab-task.js')).find(existsSync);
-  if (!built) throw new Error(`no lab-task.js next to ${here}: add engine/api/lab-task.ts to the main build's inputs`);
-  return { command: process.execPath, args: [built], env: { ELECTRON_RUN_AS_NODE: '1' } };
-}
-
-// JSON in on stdin, one JSON reply on stdout; an InputError in the child comes back as an InputError here.
-export function runLabTask(task: LabTask): Promise<unknown> {
-  const cmd = labTaskCommand();
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(cmd.command, cmd.args, { env: { ...process.env, ...cmd.env }, stdio: ['pipe', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: string[] = [];
-    child.stdout.on('data', (b: Buffer) => out.push(b));
-    child.stderr.on('data', (b: Buffer) => err.push(String(b)));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const text = Buffer.concat(out).toString('utf8').trim().split('\n').pop() ?? '';
-      let reply: LabReply | null = null;
-      try {
-        reply = JSON.parse(text) as LabReply;
-      } catch {
-        reply = null;
-      }
-      if (reply?.ok) return resolvePromise(reply.result);
-      if (reply && !reply.ok) return reject(reply.input ? new InputError(reply.error) : new Error(reply.error));
-      reject(new Error(`the lab task (${task.task}) exited with ${code}: ${err.join('').trim().split('\n').slice(-8).join('\n') || 'no output'}`));
-    });
-    child.stdin.end(JSON.stringify(task));
-  });
-}
+export const runLabTask = (task: LabTask): Promise<unknown> =>
+  callChild(entryCommand(import.meta.url, 'lab-task.ts', 'lab-task.js'), task, `the lab task (${task.task})`);

@@ -4,14 +4,17 @@ import { join } from 'node:path';
 import { ApiParams, type Api, type ApiInput, type ApiMethod, type ApiResults } from '../../shared/api';
 import type { RunEvent } from '../../shared/runs';
 import { renderFigure } from '../report';
-import { RunStore, Scheduler, type WorkerCommand } from '../runs';
+import type { EntryCommand } from '../child';
+import { RunStore, Scheduler } from '../runs';
 import { explore, prop2Demo, thm1Demo } from '../theory';
+import { workerCommand } from '../worker';
 import { writeFileAtomic } from '../atomic';
 import { datasetGallery, exportBundle, exportTable, inspectPhotoViews, listDatasets, matchImages } from './lab';
 import type { SettingsStore } from './settings';
 
-// runsDir: where runs are stored; userData: the app's user-data folder (the lab's datasets/).
-export type ServiceOptions = { runsDir: string; userData: string; settings: SettingsStore; concurrency?: number; worker?: WorkerCommand; transport: 'ipc' | 'ws' };
+// runsDir: where runs are stored; userData: the app's user-data folder (the lab's datasets/); worker: how to start
+// a job's process (default: engine/worker under tsx, or the Electron bundle's worker.js).
+export type ServiceOptions = { runsDir: string; userData: string; settings: SettingsStore; concurrency?: number; worker?: EntryCommand; transport: 'ipc' | 'ws' };
 
 export class Service implements Api {
   readonly store: RunStore;
@@ -21,7 +24,7 @@ export class Service implements Api {
   constructor(private readonly opts: ServiceOptions) {
     this.store = new RunStore(opts.runsDir);
     this.store.recover(); // runs a previous process left running are now `interrupted`
-    this.scheduler = new Scheduler(this.store, { concurrency: opts.concurrency ?? opts.settings.get().threads, worker: opts.worker });
+    this.scheduler = new Scheduler(this.store, { concurrency: opts.concurrency ?? opts.settings.get().threads, worker: opts.worker ?? workerCommand() });
     this.scheduler.on('event', (e) => this.listeners.forEach((l) => l(e)));
   }
 

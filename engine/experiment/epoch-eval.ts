@@ -1,9 +1,10 @@
 // Per-epoch evaluation inside an arm's train run: fit the map on the fit pairs, score R@1 and mutual k-NN on the
 // test pairs, stream the point. The image side is read once per process.
-import type { TrainEvaluation } from '../../shared/train';
+import type { TrainConfig, TrainEvaluation } from '../../shared/train';
 import { evaluate } from '../align';
 import { readEmbeddings } from '../embeddings';
-import type { EpochEmbeddings } from '../train';
+import type { Job } from '../runs';
+import { trainJob, type EpochEmbeddings } from '../train';
 import { pairSplits, type Side } from './pairs';
 
 export type EvalValues = { r1: number; r5: number; r10: number; t2iR1: number; mknn: number | null; chanceR1: number; chanceMknn: number };
@@ -28,3 +29,16 @@ export function epochEvaluator(spec: TrainEvaluation) {
     };
   };
 }
+
+// An experiment's arm: a train run (config.evaluation set by the experiment) that also scores itself every epoch.
+export const armJob: Job<TrainConfig> = (ctx) => {
+  const spec = ctx.config.evaluation;
+  if (!spec) throw new Error(`${ctx.runDir}: an experiment arm's train config has no evaluation`);
+  const score = epochEvaluator(spec);
+  return trainJob(ctx, {
+    onEpoch: async (epoch, emb) => {
+      const v = await score(emb);
+      if (v) ctx.metric('eval', epoch, v);
+    },
+  });
+};

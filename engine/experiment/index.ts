@@ -1,4 +1,4 @@
 // The paper's experiment end to end: the frozen image side, the arms as child train runs scored every epoch,
 // the comparison with CIs, controls and sweeps, and the report.
 export { experimentJob } from './job';
-export { epochEvaluator, type EvalValues } from './epoch-eval';
+export { armJob } from './epoch-eval';

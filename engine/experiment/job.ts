@@ -7,7 +7,7 @@ import { armConfig, type ExperimentConfig } from '../../shared/experiment';
 import { RESUMABLE, type RunState } from '../../shared/runs';
 import { TrainConfig } from '../../shared/train';
 import { readDataset } from '../data';
-import { Cancelled, RunStore, Scheduler, selfWorker, type Job, type JobContext } from '../runs';
+import { Cancelled, RunStore, Scheduler, type Job, type JobContext } from '../runs';
 import { finalize } from './final';
 import { childKey } from './children';
 import { embedImageSide } from './images';
@@ -52,7 +52,7 @@ export const experimentJob: Job<ExperimentConfig> = async (ctx) => {
 
 // Runs the children that are not done yet and relays their events as the experiment's own, tagged by arm/seed.
 async function trainArms(ctx: JobContext<ExperimentConfig>, store: RunStore, children: Children, concurrency: number): Promise<void> {
-  const scheduler = new Scheduler(store, { concurrency, worker: selfWorker() });
+  const scheduler = new Scheduler(store, { concurrency, worker: ctx.worker });
   const tagOf = new Map<string, { arm: string; seed: number }>();
   for (const [key, id] of Object.entries(children)) {
     const [arm, seed] = key.split('-s');

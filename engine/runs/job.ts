@@ -1,6 +1,7 @@
 // What a job sees inside its worker process, and the JSON lines the worker sends its parent.
 import { z } from 'zod';
 import { MetricRecord, Progress, type RunConfig } from '../../shared/runs';
+import type { EntryCommand } from '../child';
 
 export type JobContext<C extends RunConfig = RunConfig> = {
   config: C;
@@ -11,6 +12,7 @@ export type JobContext<C extends RunConfig = RunConfig> = {
   metric(scope: string, x: number, values: Record<string, number | null>, tags?: Record<string, string | number>): void;
   log(text: string, level?: 'info' | 'warn' | 'error'): void;
   path(...parts: string[]): string; // a path inside the run folder (checkpoints/, artifacts/, report/)
+  worker: EntryCommand; // how this worker was started: a job with child runs (the experiment) starts theirs the same way
   checkpoint: {
     load<T>(): T | undefined; // the last state saved by save(), or undefined on a fresh start
     save<T>(state: T): void; // atomic

@@ -1,46 +1,33 @@
 // The job scheduler: runs queued jobs in child processes, at most `concurrency` at once, relays their
 // JSON-line events, and turns how each process ended into the run's final status.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { cpus } from 'node:os';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { RESUMABLE, type RunEvent, type RunState } from '../../shared/runs';
+import { spawnEntry, type EntryCommand } from '../child';
 import { InputError } from '../errors';
 import { WorkerMessage } from './job';
 import type { RunStore } from './store';
 
-// How to start a worker: under Node with tsx (CLI, tests), or Electron's bundled worker.js with ELECTRON_RUN_AS_NODE.
-export type WorkerCommand = { command: string; args: (runDir: string, resume: boolean) => string[]; env?: NodeJS.ProcessEnv };
-
-export const tsxWorker = (): WorkerCommand => ({
-  command: process.execPath,
-  args: (runDir, resume) => ['--import', import.meta.resolve('tsx'), fileURLToPath(new URL('./worker.ts', import.meta.url)), runDir, ...(resume ? ['--resume'] : [])],
-});
-
-// Inside a worker: start child workers exactly as this one was started (tsx loader or Electron's bundle).
-export const selfWorker = (): WorkerCommand => ({
-  command: process.execPath,
-  args: (runDir, resume) => [...process.execArgv, process.argv[1], runDir, ...(resume ? ['--resume'] : [])],
-});
-
 type Active = { child: ChildProcess; cancelRequested: boolean; outcome: WorkerMessage | null; stderr: string[]; killTimer?: NodeJS.Timeout };
 
-export type SchedulerOptions = { concurrency?: number; worker?: WorkerCommand; killAfterMs?: number; progressWriteMs?: number };
+// worker: how to start a job's process (engine/worker's workerCommand(), or a stand-in in tests); it gets `<runDir> [--resume]`.
+export type SchedulerOptions = { worker: EntryCommand; concurrency?: number; killAfterMs?: number; progressWriteMs?: number };
 
 export class Scheduler extends EventEmitter<{ event: [RunEvent] }> {
   readonly concurrency: number;
-  private readonly worker: WorkerCommand;
+  private readonly worker: EntryCommand;
   private readonly killAfterMs: number;
   private readonly progressWriteMs: number;
   private readonly queue: { id: string; resume: boolean }[] = [];
   private readonly active = new Map<string, Active>();
   private readonly lastProgressWrite = new Map<string, number>();
 
-  constructor(private readonly store: RunStore, opts: SchedulerOptions = {}) {
+  constructor(private readonly store: RunStore, opts: SchedulerOptions) {
     super();
     this.concurrency = Math.max(1, opts.concurrency ?? cpus().length);
-    this.worker = opts.worker ?? tsxWorker();
+    this.worker = opts.worker;
     this.killAfterMs = opts.killAfterMs ?? 5000;
     this.progressWriteMs = opts.progressWriteMs ?? 250;
   }
@@ -107,10 +94,7 @@ export class Scheduler extends EventEmitter<{ event: [RunEvent] }> {
 
   private start(id: string, resume: boolean): void {
     const dir = this.store.dir(id);
-    const child = spawn(this.worker.command, this.worker.args(dir, resume), {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ...this.worker.env },
-    });
+    const child = spawnEntry(this.worker, [dir, ...(resume ? ['--resume'] : [])], ['ignore', 'pipe', 'pipe']);
     const run: Active = { child, cancelRequested: false, outcome: null, stderr: [] };
     this.active.set(id, run);
     const prev = this.store.get(id);

@@ -9,6 +9,7 @@ import { RunConfig, type RunEvent } from '../../shared/runs';
 import { generateWorld } from '../../engine/data';
 import { buildVitOnnx, randomVitWeights } from '../../engine/models/onnx';
 import { RunStore, Scheduler } from '../../engine/runs';
+import { workerCommand } from '../../engine/worker';
 
 const home = mkdtempSync(join(tmpdir(), 'prh-exp-'));
 const world = join(home, 'world');
@@ -28,7 +29,7 @@ const config = (name: string) =>
 
 const open = () => {
   const store = new RunStore(join(home, 'runs'));
-  const scheduler = new Scheduler(store, { concurrency: 1 });
+  const scheduler = new Scheduler(store, { concurrency: 1, worker: workerCommand() });
   const events: RunEvent[] = [];
   scheduler.on('event', (e) => events.push(e));
   return { store, scheduler, events };

@@ -13,6 +13,7 @@ import { generateWorld } from '../../engine/data';
 import { buildVitOnnx, randomVitWeights } from '../../engine/models/onnx';
 import { tableToCsv } from '../../engine/report';
 import { RunStore, Scheduler } from '../../engine/runs';
+import { workerCommand } from '../../engine/worker';
 
 const home = mkdtempSync(join(tmpdir(), 'prh-lab-'));
 const world = join(home, 'datasets', 'tiny');
@@ -96,7 +97,7 @@ describe('image drop on a finished experiment', () => {
     const cfg = { imageSize: 64, patchSize: 8, hidden: 32, depth: 1, heads: 2, mlp: 64 };
     writeFileSync(vit, buildVitOnnx(cfg, randomVitWeights(cfg, 0)));
     const store = new RunStore(join(home, 'runs'));
-    const scheduler = new Scheduler(store, { concurrency: 1 });
+    const scheduler = new Scheduler(store, { concurrency: 1, worker: workerCommand() });
     const { id } = store.create(RunConfig.parse({
       kind: 'experiment', version: 1, data: world, image: { model: vit }, arms: ['good', 'ntp'], seeds: [0],
       train: { epochs: 1, batch: 16, slices: 64 }, eval: { bootstrap: 100, sweepCounts: [10], sweepRepeats: 1 },

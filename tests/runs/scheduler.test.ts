@@ -3,12 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RunConfig, type RunEvent } from '../../shared/runs';
-import { RunStore, Scheduler, type WorkerCommand } from '../../engine/runs';
+import type { EntryCommand } from '../../engine/child';
+import { RunStore, Scheduler } from '../../engine/runs';
 
 const config: RunConfig = RunConfig.parse({ kind: 'theory.prop3', version: 1, params: { worlds: 1, states: 5, k: 2, m: 2, grid: 3, seed: 0, worldKind: 'uniform' } });
-const fake = (mode: string): WorkerCommand => ({
+const fake = (mode: string): EntryCommand => ({
   command: process.execPath,
-  args: (dir) => [join(import.meta.dirname, 'fixtures', 'fake-worker.mjs'), dir],
+  args: [join(import.meta.dirname, 'fixtures', 'fake-worker.mjs')],
   env: { FAKE_MODE: mode },
 });
 const setup = (mode: string, concurrency = 2, killAfterMs = 5000) => {

@@ -1,11 +1,12 @@
-// A job's process: `node --import tsx engine/runs/worker.ts <runDir> [--resume]`.
+// A job's process: `node --import tsx engine/worker/main.ts <runDir> [--resume]`.
 // It streams WorkerMessage JSON lines on stdout, appends metrics.jsonl itself (flushed per record),
 // stops at the next safe point on SIGTERM, and exits if its parent dies.
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { appendLineSync, writeJsonAtomic } from '../atomic';
 import { RunConfig, type MetricRecord } from '../../shared/runs';
-import { Cancelled, type JobContext, type WorkerMessage } from './job';
+import { Cancelled, type JobContext, type WorkerMessage } from '../runs';
+import { workerCommand } from './command';
 import { jobFor } from './jobs';
 
 const send = (m: WorkerMessage): void => void process.stdout.write(JSON.stringify(m) + '\n');
@@ -28,6 +29,7 @@ async function main(runDir: string, resume: boolean): Promise<void> {
     },
     log: (text, level = 'info') => send({ type: 'log', level, text }),
     path: (...parts) => join(runDir, ...parts),
+    worker: workerCommand(),
     checkpoint: {
       load: <T>() => (resume && existsSync(ckpt) ? (JSON.parse(readFileSync(ckpt, 'utf8')) as T) : undefined),
       save: (state) => writeJsonAtomic(ckpt, state),

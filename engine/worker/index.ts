@@ -1,0 +1,2 @@
+// The job worker: a process entry (main.ts, like cli/) that owns the table of run kinds (jobs.ts) and runs one job.
+export { workerCommand } from './command';
