@@ -41,7 +41,8 @@ export const ApiParams = {
   setSettings: Settings.partial(),
 } as const;
 export type ApiMethod = keyof typeof ApiParams;
-export type ApiInput<M extends ApiMethod> = z.input<(typeof ApiParams)[M]>;
+export type ApiInput<M extends ApiMethod> = z.input<(typeof ApiParams)[M]>; // what a caller sends
+export type ApiArgs<M extends ApiMethod> = z.output<(typeof ApiParams)[M]>; // what the service's methods get, parsed once
 
 export type RunDetail = { state: RunState; config: RunConfig; metrics: MetricRecord[] };
 export type ExportedFile = { filename: string; mime: string; base64: string; savedTo: string | null };
@@ -81,7 +82,8 @@ export type ApiResults = {
   setSettings: Settings;
 };
 
-export type Api = { [M in ApiMethod]: (params: ApiInput<M>) => Promise<ApiResults[M]> };
+// The service's methods, one per API method, on the parameters as parsed by its dispatch.
+export type Api = { [M in ApiMethod]: (params: ApiArgs<M>) => Promise<ApiResults[M]> };
 
 // The renderer's view of a transport: call a method, listen to run events.
 export type Backend = {

@@ -1,7 +1,7 @@
 // The paper's experiment: one dataset, one frozen image encoder, several training arms (x seeds) trained with
 // one config, and one evaluation protocol. Arms run as child train runs inside the experiment's run folder.
 import { z } from 'zod';
-import { Arm, TrainConfig, type TrainEvaluation } from './train';
+import { Arm, TrainSettings, type TrainConfigInput, type TrainEvaluation } from './train';
 
 export const ImageEncoderChoice = z.object({
   model: z.string().min(1).default('world'), // 'world': the shipped world encoder (resources/); else a path to an .onnx file
@@ -19,10 +19,6 @@ export const EvalProtocol = z.object({
 });
 export type EvalProtocol = z.infer<typeof EvalProtocol>;
 
-// What each arm's train run gets on top of the shared train settings.
-const TRAIN_FIXED = ['kind', 'version', 'name', 'data', 'arm', 'seed', 'evaluation'] as const;
-export type TrainSettings = Omit<z.input<typeof TrainConfig>, (typeof TRAIN_FIXED)[number]>;
-
 export const ExperimentConfig = z
   .object({
     kind: z.literal('experiment'),
@@ -32,22 +28,17 @@ export const ExperimentConfig = z
     image: ImageEncoderChoice.default(ImageEncoderChoice.parse({})),
     arms: z.array(Arm).min(1).default(['good', 'bad', 'ntp']),
     seeds: z.array(z.number().int().min(0)).min(1).default([0]), // replicates: training noise can exceed the bootstrap CI
-    train: z.record(z.string(), z.unknown()).default({}), // TrainSettings, validated per arm below
+    train: TrainSettings.default(TrainSettings.parse({})), // the same for every arm
     eval: EvalProtocol.default(EvalProtocol.parse({})),
     parallel: z.number().int().min(1).optional(), // arms trained at once; default: number of cores
   })
-  .superRefine((c, ctx) => {
-    for (const key of TRAIN_FIXED) if (key in c.train) ctx.addIssue({ code: 'custom', path: ['train', key], message: `set by the experiment, not in train` });
-    const probe = TrainConfig.safeParse(armConfig(c, c.arms[0], c.seeds[0]));
-    if (!probe.success) for (const i of probe.error.issues) ctx.addIssue({ code: 'custom', path: ['train', ...i.path.map(String)], message: i.message });
-    if (new Set(c.arms).size !== c.arms.length) ctx.addIssue({ code: 'custom', path: ['arms'], message: 'each arm once' });
-  });
+  .refine((c) => new Set(c.arms).size === c.arms.length, { path: ['arms'], message: 'each arm once' });
 export type ExperimentConfig = z.infer<typeof ExperimentConfig>;
 export type ExperimentConfigInput = z.input<typeof ExperimentConfig>;
 
 // The train run of one arm and seed (unparsed: TrainConfig.parse fills its defaults).
-export function armConfig(c: Pick<ExperimentConfig, 'data' | 'train'>, arm: Arm, seed: number, evaluation?: TrainEvaluation): z.input<typeof TrainConfig> {
-  return { ...(c.train as TrainSettings), kind: 'train', version: 1, name: `${arm} (seed ${seed})`, data: c.data, arm, seed, ...(evaluation ? { evaluation } : {}) };
+export function armConfig(c: Pick<ExperimentConfig, 'data' | 'train'>, arm: Arm, seed: number, evaluation?: TrainEvaluation): TrainConfigInput {
+  return { ...c.train, kind: 'train', version: 1, name: `${arm} (seed ${seed})`, data: c.data, arm, seed, ...(evaluation ? { evaluation } : {}) };
 }
 
 // What an experiment run streams (metrics.jsonl of the experiment, relayed from its arms), all tagged {arm, seed}:

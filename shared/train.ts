@@ -26,46 +26,57 @@ export const TrainEvaluation = z.object({
 });
 export type TrainEvaluation = z.infer<typeof TrainEvaluation>;
 
-export const TrainConfig = z
-  .object({
-    kind: z.literal('train'),
-    version: z.literal(1),
-    name: z.string().max(200).optional(),
-    data: z.string().min(1), // dataset folder holding dataset.json
-    arm: Arm,
-    preset: Preset.default('cpu'),
-    epochs: z.number().int().min(1).default(8),
-    batch: z.number().int().min(2).default(64), // photos per step
-    // SIGReg weight: give λ, or λ_eff = λ·N·world_size (N = samples in one SIGReg call) to keep the experiment when
-    // the batch changes. Neither: λ = .02 (stable-pretraining default).
-    lamb: z.number().positive().optional(),
-    lambEff: z.number().positive().optional(),
-    loss: z.enum(['sp', 'paper']).default('sp'), // sp: inv + λ·SIGReg(all views pooled); paper: (1−λ)inv + λ·mean_v SIGReg(view v)
-    slices: z.number().int().min(1).default(1024),
-    tMax: z.number().positive().default(3),
-    points: z.number().int().min(2).default(17),
-    worldSize: z.literal(1).default(1), // one process; the scaling is kept explicit for when data parallelism lands
-    seed: z.number().int().nonnegative().default(0),
-    lr: z.number().positive().default(2e-3),
-    weightDecay: z.number().min(0).default(0.05),
-    warmupSteps: z.number().int().min(0).default(50),
-    warmupStart: z.number().min(0).max(1).default(0.01), // warmup starts at this fraction of lr
-    minLr: z.number().min(0).default(0), // cosine ends here (fraction of lr)
-    clip: z.number().positive().nullable().default(null), // global gradient-norm clip; off by default (reference-spec §D)
-    tokenizer: z.string().optional(), // a HF tokenizer.json; absent: WordPiece trained on the training captions
-    vocabSize: z.number().int().min(16).default(1000),
-    maxLen: z.number().int().min(4).default(64), // tokens per sequence including [CLS]/[SEP]
-    pool: z.enum(['mean', 'cls']).default('mean'),
-    views: ViewConfig.default(ViewConfig.parse({})),
-    select: z.enum(['last', 'val-loss']).default('last'), // checkpoint policy; never test
-    backend: z.enum(['auto', 'tensorflow-gpu', 'tensorflow', 'wasm', 'cpu']).default('auto'),
-    metricEvery: z.number().int().min(1).default(5),
-    // Set by an experiment: fit the map and score R@1 / mutual k-NN against these image embeddings every epoch.
-    evaluation: TrainEvaluation.optional(),
-  })
-  .refine((c) => !(c.lamb !== undefined && c.lambEff !== undefined), { message: 'give lamb or lambEff, not both' });
+const TrainFields = z.object({
+  kind: z.literal('train'),
+  version: z.literal(1),
+  name: z.string().max(200).optional(),
+  data: z.string().min(1), // dataset folder holding dataset.json
+  arm: Arm,
+  preset: Preset.default('cpu'),
+  epochs: z.number().int().min(1).default(8),
+  batch: z.number().int().min(2).default(64), // photos per step
+  // SIGReg weight: give λ, or λ_eff = λ·N·world_size (N = samples in one SIGReg call) to keep the experiment when
+  // the batch changes. Neither: λ = .02 (stable-pretraining default).
+  lamb: z.number().positive().optional(),
+  lambEff: z.number().positive().optional(),
+  loss: z.enum(['sp', 'paper']).default('sp'), // sp: inv + λ·SIGReg(all views pooled); paper: (1−λ)inv + λ·mean_v SIGReg(view v)
+  slices: z.number().int().min(1).default(1024),
+  tMax: z.number().positive().default(3),
+  points: z.number().int().min(2).default(17),
+  worldSize: z.literal(1).default(1), // one process; the scaling is kept explicit for when data parallelism lands
+  seed: z.number().int().nonnegative().default(0),
+  lr: z.number().positive().default(2e-3),
+  weightDecay: z.number().min(0).default(0.05),
+  warmupSteps: z.number().int().min(0).default(50),
+  warmupStart: z.number().min(0).max(1).default(0.01), // warmup starts at this fraction of lr
+  minLr: z.number().min(0).default(0), // cosine ends here (fraction of lr)
+  clip: z.number().positive().nullable().default(null), // global gradient-norm clip; off by default (reference-spec §D)
+  tokenizer: z.string().optional(), // a HF tokenizer.json; absent: WordPiece trained on the training captions
+  vocabSize: z.number().int().min(16).default(1000),
+  maxLen: z.number().int().min(4).default(64), // tokens per sequence including [CLS]/[SEP]
+  pool: z.enum(['mean', 'cls']).default('mean'),
+  views: ViewConfig.default(ViewConfig.parse({})),
+  select: z.enum(['last', 'val-loss']).default('last'), // checkpoint policy; never test
+  backend: z.enum(['auto', 'tensorflow-gpu', 'tensorflow', 'wasm', 'cpu']).default('auto'),
+  metricEvery: z.number().int().min(1).default(5),
+  // Set by an experiment: fit the map and score R@1 / mutual k-NN against these image embeddings every epoch.
+  evaluation: TrainEvaluation.optional(),
+});
+const oneLambda = (c: { lamb?: number; lambEff?: number }) => !(c.lamb !== undefined && c.lambEff !== undefined);
+const ONE_LAMBDA = { message: 'give lamb or lambEff, not both' };
+
+export const TrainConfig = TrainFields.refine(oneLambda, ONE_LAMBDA);
 export type TrainConfig = z.infer<typeof TrainConfig>;
 export type TrainConfigInput = z.input<typeof TrainConfig>;
+
+// The training settings an experiment gives all its arms: a train config less what the experiment sets per arm.
+const PER_ARM = { kind: true, version: true, name: true, data: true, arm: true, seed: true, evaluation: true } as const;
+export const TrainSettings = z
+  .strictObject(TrainFields.omit(PER_ARM).shape, {
+    error: (iss) => (iss.code === 'unrecognized_keys' ? `not training settings: ${iss.keys.join(', ')} (the experiment sets ${Object.keys(PER_ARM).join(', ')} per arm)` : undefined),
+  })
+  .refine(oneLambda, ONE_LAMBDA);
+export type TrainSettings = z.infer<typeof TrainSettings>;
 
 // N of one SIGReg call: all views pooled (sp) or one view (paper).
 export const sigregN = (c: Pick<TrainConfig, 'loss' | 'batch' | 'views'>): number =>

@@ -4,8 +4,7 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { z } from 'zod';
-import type { ApiInput, DatasetInfo, ExportedFile, Gallery, InspectedView, MatchResult, PhotoViews } from '../../shared/api';
+import type { ApiArgs, DatasetInfo, ExportedFile, Gallery, InspectedView, MatchResult, PhotoViews } from '../../shared/api';
 import { splitCounts } from '../../shared/dataset';
 import { TrainConfig, ViewConfig } from '../../shared/train';
 import { writeFileAtomic } from '../atomic';
@@ -55,7 +54,7 @@ export function listDatasets(userData: string): DatasetInfo[] {
   });
 }
 
-export function datasetGallery(q: z.output<typeof GalleryQuery>): Gallery {
+export function datasetGallery(q: ApiArgs<'datasetGallery'>): Gallery {
   const ds = open(q.path);
   const images = q.split ? ds.dataset.images.filter((im) => im.split === q.split) : ds.dataset.images;
   const items = galleryJson(galleryFromDataset({ ...ds, dataset: { ...ds.dataset, images } }, { from: q.from, count: q.count }));
@@ -65,7 +64,6 @@ export function datasetGallery(q: z.output<typeof GalleryQuery>): Gallery {
     items: items.map((it) => ({ id: it.id, split: it.split, image: it.image, captions: it.captions.map((c) => c.text), evalCaption: it.evalCaption })),
   };
 }
-const GalleryQuery = z.object({ path: z.string(), from: z.number(), count: z.number(), split: z.enum(['train', 'val', 'test']).optional() });
 
 // --- view inspector ------------------------------------------------------------------------------------------
 
@@ -93,7 +91,7 @@ function runTokenizer(runDir: string): { tk: Tokenizer; views: ViewConfig; maxLe
   return { tk: loadTokenizer(join(dir, 'tokenizer.json')), views: cfg.success ? cfg.data.views : ViewConfig.parse({}), maxLen: cfg.success ? cfg.data.maxLen : 64 };
 }
 
-export async function inspectPhotoViews(q: ApiInput<'photoViews'> & { seed: number }, runDir: string | null): Promise<PhotoViews> {
+export async function inspectPhotoViews(q: ApiArgs<'photoViews'>, runDir: string | null): Promise<PhotoViews> {
   const { photoViews } = await import('../train/photo-views'); // lazily: it pulls in tfjs, which `prh serve` need not load
   const ds = open(q.path);
   const im = ds.dataset.images.find((x) => x.id === q.photo);
@@ -124,7 +122,7 @@ const TABLE_FORMATS = {
 } as const;
 
 // Same shape as exportFigure: the bytes for a download, and a copy in the run's report/ when a run is named.
-export function exportTable(q: { table: unknown; format: keyof typeof TABLE_FORMATS }, runDir: string | null): ExportedFile {
+export function exportTable(q: ApiArgs<'exportTable'>, runDir: string | null): ExportedFile {
   const f = TABLE_FORMATS[q.format];
   const text = f.render(q.table as Parameters<typeof tableToCsv>[0]); // validated (TableSpec) by the renderer
   const id = (q.table as { id: string }).id;
@@ -151,7 +149,7 @@ export async function exportBundle(runDir: string, id: string): Promise<Exported
 
 // --- image drop ----------------------------------------------------------------------------------------------
 
-export async function matchImages(q: ApiInput<'matchImages'> & { pool: string; topK: number }, runDir: string): Promise<MatchResult> {
+export async function matchImages(q: ApiArgs<'matchImages'>, runDir: string): Promise<MatchResult> {
   return (await runLabTask({ task: 'match', runDir, images: q.images, pool: q.pool, topK: q.topK })) as MatchResult;
 }
 

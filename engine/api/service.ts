@@ -1,14 +1,15 @@
-// The one backend service: every transport (Electron IPC, `prh serve`) calls these methods, already
-// validated against shared/api.ts. It owns the run store and the scheduler; jobs compute in workers.
+// The one backend service: every transport (Electron IPC, `prh serve`) calls dispatch, which validates the call
+// against shared/api.ts once; the methods get the parsed parameters. It owns the run store and the scheduler;
+// jobs compute in workers.
 import { join } from 'node:path';
-import { ApiParams, type Api, type ApiInput, type ApiMethod, type ApiResults } from '../../shared/api';
+import { ApiParams, type Api, type ApiArgs, type ApiMethod, type ApiResults } from '../../shared/api';
 import type { RunEvent } from '../../shared/runs';
-import { renderFigure } from '../report';
+import { writeFileAtomic } from '../atomic';
 import type { EntryCommand } from '../child';
+import { renderFigure } from '../report';
 import { RunStore, Scheduler } from '../runs';
 import { explore, prop2Demo, thm1Demo } from '../theory';
 import { workerCommand } from '../worker';
-import { writeFileAtomic } from '../atomic';
 import { datasetGallery, exportBundle, exportTable, inspectPhotoViews, listDatasets, matchImages } from './lab';
 import type { SettingsStore } from './settings';
 
@@ -47,32 +48,31 @@ export class Service implements Api {
   async listRuns() {
     return this.store.list();
   }
-  async getRun({ id }: ApiInput<'getRun'>) {
+  async getRun({ id }: ApiArgs<'getRun'>) {
     return { state: this.store.get(id), config: this.store.config(id), metrics: this.store.metrics(id) };
   }
-  async startRun({ config }: ApiInput<'startRun'>) {
-    const parsed = ApiParams.startRun.parse({ config }).config;
-    const state = this.store.create(parsed);
+  async startRun({ config }: ApiArgs<'startRun'>) {
+    const state = this.store.create(config);
     return this.scheduler.submit(state.id);
   }
-  async cancelRun({ id }: ApiInput<'cancelRun'>) {
+  async cancelRun({ id }: ApiArgs<'cancelRun'>) {
     return this.scheduler.cancel(id);
   }
-  async resumeRun({ id }: ApiInput<'resumeRun'>) {
+  async resumeRun({ id }: ApiArgs<'resumeRun'>) {
     return this.scheduler.submit(id, true);
   }
   // Small by the API's caps, so these answer inline; anything larger runs as a job.
-  async theoryExplore(q: ApiInput<'theoryExplore'>) {
-    return explore(ApiParams.theoryExplore.parse(q));
+  async theoryExplore(q: ApiArgs<'theoryExplore'>) {
+    return explore(q);
   }
-  async theoryThm1(q: ApiInput<'theoryThm1'>) {
-    return thm1Demo(ApiParams.theoryThm1.parse(q));
+  async theoryThm1(q: ApiArgs<'theoryThm1'>) {
+    return thm1Demo(q);
   }
-  async theoryProp2(q: ApiInput<'theoryProp2'>) {
-    return prop2Demo(ApiParams.theoryProp2.parse(q));
+  async theoryProp2(q: ApiArgs<'theoryProp2'>) {
+    return prop2Demo(q);
   }
   // Renders the figure the user sees to a file; a run's figures are also kept in its report/ folder.
-  async exportFigure({ spec, format, runId }: ApiInput<'exportFigure'>) {
+  async exportFigure({ spec, format, runId }: ApiArgs<'exportFigure'>) {
     const { bytes, mime } = await renderFigure(spec, format);
     const filename = `${spec.id}.${format}`;
     let savedTo: string | null = null;
@@ -86,33 +86,34 @@ export class Service implements Api {
   async datasets() {
     return listDatasets(this.opts.userData);
   }
-  async datasetGallery(q: ApiInput<'datasetGallery'>) {
-    return datasetGallery(ApiParams.datasetGallery.parse(q));
+  async datasetGallery(q: ApiArgs<'datasetGallery'>) {
+    return datasetGallery(q);
   }
-  async photoViews(q: ApiInput<'photoViews'>) {
-    const p = ApiParams.photoViews.parse(q);
-    return inspectPhotoViews(p, p.runId ? this.store.dir(p.runId) : null);
+  async photoViews(q: ApiArgs<'photoViews'>) {
+    return inspectPhotoViews(q, this.runDir(q.runId));
   }
-  async matchImages(q: ApiInput<'matchImages'>) {
-    const p = ApiParams.matchImages.parse(q);
-    return matchImages(p, this.store.dir(p.runId));
+  async matchImages(q: ApiArgs<'matchImages'>) {
+    return matchImages(q, this.store.dir(q.runId));
   }
-  async exportTable(q: ApiInput<'exportTable'>) {
-    const p = ApiParams.exportTable.parse(q);
-    return exportTable(p, p.runId ? this.store.dir(p.runId) : null);
+  async exportTable(q: ApiArgs<'exportTable'>) {
+    return exportTable(q, this.runDir(q.runId));
   }
-  async exportBundle({ id }: ApiInput<'exportBundle'>) {
+  async exportBundle({ id }: ApiArgs<'exportBundle'>) {
     this.store.get(id); // a clear error for an unknown run
     return exportBundle(this.store.dir(id), id);
   }
   async getSettings() {
     return this.opts.settings.get();
   }
-  async setSettings(patch: ApiInput<'setSettings'>) {
-    return this.opts.settings.set(ApiParams.setSettings.parse(patch));
+  async setSettings(patch: ApiArgs<'setSettings'>) {
+    return this.opts.settings.set(patch);
   }
 
   async close(): Promise<void> {
     await this.scheduler.shutdown();
+  }
+
+  private runDir(id: string | undefined): string | null {
+    return id ? this.store.dir(id) : null;
   }
 }

@@ -22,7 +22,7 @@ function printResult(r: ExperimentResult): void {
 
 async function runExperiment(config: ExperimentConfigInput, o: { runs?: string; json?: boolean }, setExit: (c: number) => void): Promise<void> {
   const service = openService(o.runs);
-  const { state, code } = await runAndWait(service, config as never, Boolean(o.json));
+  const { state, code } = await runAndWait(service, config, Boolean(o.json));
   setExit(code);
   if (o.json) return console.log(JSON.stringify({ id: state.id, status: state.status, dir: service.store.dir(state.id), result: state.result, error: state.error }));
   if (state.status === 'done') {

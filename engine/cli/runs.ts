@@ -2,7 +2,7 @@
 import { Command, Option } from 'commander';
 import { SingleBar, Presets } from 'cli-progress';
 import { resolve } from 'node:path';
-import type { RunConfig, RunState } from '../../shared/runs';
+import type { RunConfigInput, RunState } from '../../shared/runs';
 import { fileSettings, runsDirOf, Service, userDataDir } from '../api';
 import { EXIT, printTable } from './output';
 import { serve } from './serve';
@@ -19,9 +19,10 @@ export function openService(runsDir?: string, threads?: number): Service {
 const runsOption = () => new Option('--runs <dir>', 'runs folder (default: the app settings, else <user data>/runs)');
 const summary = (s: RunState) => ({ id: s.id, kind: s.kind, status: s.status, progress: s.progress ? `${s.progress.done}/${s.progress.total}` : '', created: s.createdAt.slice(0, 19), error: s.error?.split('\n')[0] ?? '' });
 
-// Start a run through the scheduler (a worker process) and wait, with a progress bar on a TTY.
-export async function runAndWait(service: Service, config: RunConfig, json: boolean): Promise<{ state: RunState; code: number }> {
-  const started = await service.startRun({ config });
+// Start a run through the scheduler (a worker process) and wait, with a progress bar on a TTY. The config is
+// validated (defaults filled) by the service's dispatch, as a call from the GUI would be.
+export async function runAndWait(service: Service, config: RunConfigInput, json: boolean): Promise<{ state: RunState; code: number }> {
+  const started = (await service.dispatch('startRun', { config })) as RunState;
   const bar = !json && process.stdout.isTTY ? new SingleBar({ format: `${config.kind} [{bar}] {value}/{total} {msg}`, hideCursor: true }, Presets.shades_classic) : null;
   const off = service.subscribe((e) => {
     if (e.runId !== started.id || e.type !== 'progress' || !bar) return;
