@@ -1,11 +1,15 @@
-// The lab's child process: one task as JSON on stdin, one JSON reply line on stdout (engine/child).
+// The lab's child process: image matching and run bundling, off the main process (Electron main, `prh serve`).
+// One task as JSON on stdin, one JSON reply line on stdout (engine/child).
 import { answerParent } from '../child';
+import { matchDroppedImages } from '../experiment';
 import { writeBundle } from '../report';
-import type { LabTask } from './lab';
-import { matchImages } from './match';
 
-await answerParent(async (task: LabTask) => {
-  if (task.task === 'match') return matchImages(task.runDir, task.images, task.pool, task.topK);
-  writeBundle(task.runDir, task.out);
-  return { out: task.out };
+export type LabTask =
+  | { task: 'match'; runDir: string; images: { name: string; base64: string }[]; pool: string; topK: number }
+  | { task: 'bundle'; runDir: string; out: string };
+
+await answerParent(async (t: LabTask) => {
+  if (t.task === 'match') return matchDroppedImages(t.runDir, t.images, t.pool, t.topK);
+  writeBundle(t.runDir, t.out);
+  return { out: t.out };
 });

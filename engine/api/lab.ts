@@ -1,18 +1,19 @@
-// The experiment lab's API methods: datasets and their gallery, the view inspector, image drop, table and bundle
-// exports. Light work answers inline; image matching and bundling compute in a child process (lab-task.ts), so
-// the main process (Electron main, `prh serve`) stays responsive.
+// The experiment lab's API methods: datasets and their gallery, the view inspector, figure, table and bundle
+// exports, and the lab task. Light work answers inline; image matching and bundling compute in a child process
+// (lab-task.ts), so the main process (Electron main, `prh serve`) stays responsive.
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ApiArgs, DatasetInfo, ExportedFile, Gallery, InspectedView, MatchResult, PhotoViews } from '../../shared/api';
+import type { ApiArgs, DatasetInfo, ExportedFile, Gallery, InspectedView, PhotoViews } from '../../shared/api';
 import { splitCounts } from '../../shared/dataset';
 import { TrainConfig, ViewConfig } from '../../shared/train';
 import { writeFileAtomic } from '../atomic';
 import { callChild, entryCommand } from '../child';
 import { galleryFromDataset, galleryJson, openDataset, type OpenedDataset } from '../data';
 import { InputError } from '../errors';
-import { tableToCsv, tableToLatex, tableToMarkdown } from '../report';
+import { renderFigure, tableToCsv, tableToLatex, tableToMarkdown } from '../report';
 import { encodeText, loadTokenizer, trainWordPiece, type Tokenizer } from '../text';
+import type { LabTask } from './lab-task';
 import { DEFAULT_WORLD, datasetsDir } from './settings';
 
 // --- datasets ----------------------------------------------------------------------------------------------
@@ -115,24 +116,32 @@ export async function inspectPhotoViews(q: ApiArgs<'photoViews'>, runDir: string
 
 // --- exports -----------------------------------------------------------------------------------------------
 
+// The bytes for a download, and a copy in the run's report/ when a run is named.
+function exported(filename: string, mime: string, bytes: Uint8Array | string, runDir: string | null): ExportedFile {
+  let savedTo: string | null = null;
+  if (runDir) {
+    savedTo = join(runDir, 'report', filename);
+    writeFileAtomic(savedTo, bytes);
+  }
+  return { filename, mime, base64: Buffer.from(bytes).toString('base64'), savedTo };
+}
+
+// Renders the figure the user sees to a file.
+export async function exportFigure(q: ApiArgs<'exportFigure'>, runDir: string | null): Promise<ExportedFile> {
+  const { bytes, mime } = await renderFigure(q.spec, q.format);
+  return exported(`${q.spec.id}.${q.format}`, mime, bytes, runDir);
+}
+
 const TABLE_FORMATS = {
   csv: { ext: 'csv', mime: 'text/csv', render: tableToCsv },
   latex: { ext: 'tex', mime: 'application/x-tex', render: tableToLatex },
   md: { ext: 'md', mime: 'text/markdown', render: tableToMarkdown },
 } as const;
 
-// Same shape as exportFigure: the bytes for a download, and a copy in the run's report/ when a run is named.
 export function exportTable(q: ApiArgs<'exportTable'>, runDir: string | null): ExportedFile {
   const f = TABLE_FORMATS[q.format];
   const text = f.render(q.table as Parameters<typeof tableToCsv>[0]); // validated (TableSpec) by the renderer
-  const id = (q.table as { id: string }).id;
-  const filename = `${id}.${f.ext}`;
-  let savedTo: string | null = null;
-  if (runDir) {
-    savedTo = join(runDir, 'report', filename);
-    writeFileAtomic(savedTo, text);
-  }
-  return { filename, mime: f.mime, base64: Buffer.from(text).toString('base64'), savedTo };
+  return exported(`${(q.table as { id: string }).id}.${f.ext}`, f.mime, text, runDir);
 }
 
 // The zip is built in the child (a run can be large); it is not kept inside the run folder it bundles.
@@ -141,23 +150,13 @@ export async function exportBundle(runDir: string, id: string): Promise<Exported
   try {
     const out = join(tmp, `${id}.zip`);
     await runLabTask({ task: 'bundle', runDir, out });
-    return { filename: `${id}.zip`, mime: 'application/zip', base64: readFileSync(out).toString('base64'), savedTo: null };
+    return exported(`${id}.zip`, 'application/zip', readFileSync(out), null);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
 }
 
-// --- image drop ----------------------------------------------------------------------------------------------
-
-export async function matchImages(q: ApiArgs<'matchImages'>, runDir: string): Promise<MatchResult> {
-  return (await runLabTask({ task: 'match', runDir, images: q.images, pool: q.pool, topK: q.topK })) as MatchResult;
-}
-
 // --- the child process ----------------------------------------------------------------------------------------
-
-export type LabTask =
-  | { task: 'match'; runDir: string; images: { name: string; base64: string }[]; pool: string; topK: number }
-  | { task: 'bundle'; runDir: string; out: string };
 
 export const runLabTask = (task: LabTask): Promise<unknown> =>
   callChild(entryCommand(import.meta.url, 'lab-task.ts', 'lab-task.js'), task, `the lab task (${task.task})`);

@@ -1,16 +1,13 @@
 // The one backend service: every transport (Electron IPC, `prh serve`) calls dispatch, which validates the call
 // against shared/api.ts once; the methods get the parsed parameters. It owns the run store and the scheduler;
 // jobs compute in workers.
-import { join } from 'node:path';
-import { ApiParams, type Api, type ApiArgs, type ApiMethod, type ApiResults } from '../../shared/api';
+import { ApiParams, type Api, type ApiArgs, type ApiMethod, type ApiResults, type MatchResult } from '../../shared/api';
 import type { RunEvent } from '../../shared/runs';
-import { writeFileAtomic } from '../atomic';
 import type { EntryCommand } from '../child';
-import { renderFigure } from '../report';
 import { RunStore, Scheduler } from '../runs';
 import { explore, prop2Demo, thm1Demo } from '../theory';
 import { workerCommand } from '../worker';
-import { datasetGallery, exportBundle, exportTable, inspectPhotoViews, listDatasets, matchImages } from './lab';
+import { datasetGallery, exportBundle, exportFigure, exportTable, inspectPhotoViews, listDatasets, runLabTask } from './lab';
 import type { SettingsStore } from './settings';
 
 // runsDir: where runs are stored; userData: the app's user-data folder (the lab's datasets/); worker: how to start
@@ -71,18 +68,10 @@ export class Service implements Api {
   async theoryProp2(q: ApiArgs<'theoryProp2'>) {
     return prop2Demo(q);
   }
-  // Renders the figure the user sees to a file; a run's figures are also kept in its report/ folder.
-  async exportFigure({ spec, format, runId }: ApiArgs<'exportFigure'>) {
-    const { bytes, mime } = await renderFigure(spec, format);
-    const filename = `${spec.id}.${format}`;
-    let savedTo: string | null = null;
-    if (runId) {
-      savedTo = join(this.store.dir(runId), 'report', filename);
-      writeFileAtomic(savedTo, bytes);
-    }
-    return { filename, mime, base64: Buffer.from(bytes).toString('base64'), savedTo };
-  }
   // The experiment lab (engine/api/lab.ts); matching and bundling compute in a child process.
+  async exportFigure(q: ApiArgs<'exportFigure'>) {
+    return exportFigure(q, this.runDir(q.runId));
+  }
   async datasets() {
     return listDatasets(this.opts.userData);
   }
@@ -93,7 +82,7 @@ export class Service implements Api {
     return inspectPhotoViews(q, this.runDir(q.runId));
   }
   async matchImages(q: ApiArgs<'matchImages'>) {
-    return matchImages(q, this.store.dir(q.runId));
+    return (await runLabTask({ task: 'match', runDir: this.store.dir(q.runId), images: q.images, pool: q.pool, topK: q.topK })) as MatchResult;
   }
   async exportTable(q: ApiArgs<'exportTable'>) {
     return exportTable(q, this.runDir(q.runId));

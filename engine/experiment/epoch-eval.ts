@@ -2,18 +2,11 @@
 // test pairs, stream the point. The image side is read once per process.
 import type { TrainConfig, TrainEvaluation } from '../../shared/train';
 import { evaluate } from '../align';
-import { readEmbeddings } from '../embeddings';
 import type { Job } from '../runs';
 import { trainJob, type EpochEmbeddings } from '../train';
-import { pairSplits, type Side } from './pairs';
+import { pairSplits, readSide, type Side } from './pairs';
 
 export type EvalValues = { r1: number; r5: number; r10: number; t2iR1: number; mknn: number | null; chanceR1: number; chanceMknn: number };
-
-const readSide = (path: string): Side => {
-  const f = readEmbeddings(path);
-  if (!f.ids) throw new Error(`${path}: no ids sidecar (photo ids)`);
-  return { emb: f.emb, ids: f.ids };
-};
 
 export function epochEvaluator(spec: TrainEvaluation) {
   let images: { val: Side; test: Side } | null = null;

@@ -1,27 +1,20 @@
 // After training: score every arm's selected checkpoint on the test pairs with paired-bootstrap CIs (per seed: the
 // same resampled test items for every arm), the two controls, the pair-count sweep, rank histograms and the
 // across-seed spread; keep each arm's map for the image drop; write the report (figures + tables).
-import { join } from 'node:path';
 import type { ArmDifference, ArmResult, ExperimentConfig, ExperimentResult, SeedSpread, SweepRow } from '../../shared/experiment';
 import { compareArms, controls, fitAlignment, freeParameters, sweepPairs } from '../align';
 import { writeJsonAtomic } from '../atomic';
-import { readEmbeddings, writeNpy } from '../embeddings';
+import { writeNpy } from '../embeddings';
 import { writeReport } from '../report';
 import { readMetricsFile, type JobContext, type RunStore } from '../runs';
 import { experimentReport } from '../../shared/experiment-figures';
 import type { Dataset } from '../../shared/dataset';
 import { imageCeiling } from './ceiling';
-import { childKey } from './children';
 import type { ImageSide } from './images';
-import { pairSplits, type Paired, type Side } from './pairs';
+import { armLayout, childKey, experimentLayout } from './layout';
+import { pairSplits, readSide, type Paired } from './pairs';
 
 const RANK_EDGES = [0, 1, 5, 10, 50, 100, 500, 1000]; // bins [e_i, e_i+1) of the true caption's rank; last bin open
-
-const side = (path: string): Side => {
-  const f = readEmbeddings(path);
-  if (!f.ids) throw new Error(`${path}: no ids sidecar`);
-  return { emb: f.emb, ids: f.ids };
-};
 
 // The checkpoint an arm is scored at: its train config's policy (last, or lowest validation loss); never test.
 function selectedEpoch(store: RunStore, id: string): number {
@@ -42,7 +35,8 @@ function histogram(ranks: number[]): number[] {
 }
 
 export async function finalize(ctx: JobContext<ExperimentConfig>, c: ExperimentConfig, dataset: Dataset, img: ImageSide, store: RunStore, children: Record<string, string>, t0: number): Promise<ExperimentResult> {
-  const images = { val: side(img.val), test: side(img.test) };
+  const layout = experimentLayout(ctx.runDir);
+  const images = { val: readSide(img.val), test: readSide(img.test) };
   const arms: ArmResult[] = [];
   const differences: ArmDifference[] = [];
   const sweep: SweepRow[] = [];
@@ -54,8 +48,8 @@ export async function finalize(ctx: JobContext<ExperimentConfig>, c: ExperimentC
     for (const arm of c.arms) {
       const id = children[childKey(arm, seed)];
       const epoch = selectedEpoch(store, id);
-      const dir = join(store.dir(id), 'embeddings', `epoch-${epoch}`);
-      paired.set(arm, { id, epoch, p: pairSplits(images, { val: side(join(dir, 'val.npy')), test: side(join(dir, 'test.npy')) }) });
+      const emb = armLayout(store.dir(id)).embeddings(epoch);
+      paired.set(arm, { id, epoch, p: pairSplits(images, { val: readSide(emb.val), test: readSide(emb.test) }) });
     }
     const first = paired.values().next().value!.p;
     pairs ??= first;
@@ -87,11 +81,11 @@ export async function finalize(ctx: JobContext<ExperimentConfig>, c: ExperimentC
       rankHistograms.push({ arm, seed, edges: RANK_EDGES, counts: histogram(e.ranks.imageToText) });
       // The map and means the image drop needs: image -> (x - mu_img) W, caption -> y - mu_txt.
       const al = await fitAlignment({ image: p.image, text: p.text, fit: p.fit });
-      const dir = ctx.path('final', childKey(arm, seed));
-      writeNpy(join(dir, 'w.npy'), { rows: al.w.rows, dim: al.w.cols, data: al.w.data });
-      writeNpy(join(dir, 'image-mean.npy'), { rows: 1, dim: al.imageMean.length, data: al.imageMean });
-      writeNpy(join(dir, 'text-mean.npy'), { rows: 1, dim: al.textMean.length, data: al.textMean });
-      writeJsonAtomic(join(dir, 'alignment.json'), { arm, seed, runId: id, epoch, map: al.map });
+      const out = layout.final(arm, seed);
+      writeNpy(out.w, { rows: al.w.rows, dim: al.w.cols, data: al.w.data });
+      writeNpy(out.imageMean, { rows: 1, dim: al.imageMean.length, data: al.imageMean });
+      writeNpy(out.textMean, { rows: 1, dim: al.textMean.length, data: al.textMean });
+      writeJsonAtomic(out.alignment, { arm, seed, runId: id, epoch, map: al.map });
     }
     for (const metric of ['imageToText.r1', 'mknn'] as const)
       for (const d of cmp.bootstrap[metric]?.differences ?? [])
@@ -113,7 +107,7 @@ export async function finalize(ctx: JobContext<ExperimentConfig>, c: ExperimentC
     ceiling: await imageCeiling(dataset, images, pairs!.text.dim, c.eval.k, c.eval.seed),
     seconds: (Date.now() - t0) / 1000,
   };
-  writeJsonAtomic(ctx.path('artifacts', 'result.json'), result);
+  writeJsonAtomic(layout.result, result);
   const metrics = readMetricsFile(ctx.path('metrics.jsonl'));
   await writeReport(ctx.path('report'), {
     title: c.name ?? 'Good views vs bad views vs next-token prediction',

@@ -1,26 +1,26 @@
 // The frozen image side of an experiment: embed the fit (val) and test photos once, through the same path a
 // real DINOv2 ONNX takes, and keep them (plus how they were made) in the run folder.
 import { join } from 'node:path';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import type { Dataset } from '../../shared/dataset';
 import type { ImageEncoderChoice } from '../../shared/experiment';
 import { writeJsonAtomic } from '../atomic';
+import { readJson } from '../data';
 import { writeEmbeddings } from '../embeddings';
 import { InputError } from '../errors';
 import { embedCached, openImageEncoder, type ImageRef } from '../image';
+import { EncoderRecord, type ExperimentLayout } from './layout';
 import { imageModelPath } from './resources';
 
 export type ImageSide = { val: string; test: string; encoder: EncoderRecord };
-export type EncoderRecord = { model: string; sha256: string; preset: string; spec: unknown; dim: number; skipped: number };
 
 export async function embedImageSide(
-  dataset: Dataset, dataDir: string, choice: ImageEncoderChoice, outDir: string, cacheDir: string | null,
+  dataset: Dataset, dataDir: string, choice: ImageEncoderChoice, out: ExperimentLayout['image'], cacheDir: string | null,
   opts: { signal?: AbortSignal; onProgress?: (done: number, total: number) => void } = {},
 ): Promise<ImageSide> {
-  const paths = { val: join(outDir, 'val.npy'), test: join(outDir, 'test.npy') };
-  const recordFile = join(outDir, 'encoder.json');
-  if (existsSync(recordFile) && existsSync(paths.val) && existsSync(paths.test)) {
-    return { ...paths, encoder: JSON.parse(readFileSync(recordFile, 'utf8')) as EncoderRecord }; // resumed: already embedded
+  const paths = { val: out.val, test: out.test };
+  if (existsSync(out.encoder) && existsSync(paths.val) && existsSync(paths.test)) {
+    return { ...paths, encoder: readJson(out.encoder, EncoderRecord) }; // resumed: already embedded
   }
   const refs = (split: 'val' | 'test'): ImageRef[] =>
     dataset.images.filter((im) => im.split === split).map((im) => {
@@ -38,7 +38,7 @@ export async function embedImageSide(
     writeEmbeddings(paths.val, v.emb, v.ids);
     writeEmbeddings(paths.test, t.emb, t.ids);
     const encoder: EncoderRecord = { model, sha256: enc.modelSha256, preset: enc.spec.preset, spec: enc.spec, dim: v.emb.dim, skipped: v.skipped.length + t.skipped.length };
-    writeJsonAtomic(recordFile, encoder);
+    writeJsonAtomic(out.encoder, encoder);
     return { ...paths, encoder };
   } finally {
     await enc.release();

@@ -1,4 +1,5 @@
 // The paper's experiment end to end: the frozen image side, the arms as child train runs scored every epoch,
-// the comparison with CIs, controls and sweeps, and the report.
+// the comparison with CIs, controls and sweeps, the report, and the image drop on a finished experiment.
 export { experimentJob } from './job';
 export { armJob } from './epoch-eval';
+export { matchDroppedImages, topMatches } from './drop';

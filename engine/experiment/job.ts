@@ -9,8 +9,8 @@ import { TrainConfig } from '../../shared/train';
 import { readDataset } from '../data';
 import { Cancelled, RunStore, Scheduler, type Job, type JobContext } from '../runs';
 import { finalize } from './final';
-import { childKey } from './children';
 import { embedImageSide } from './images';
+import { childKey, experimentLayout } from './layout';
 
 type Children = Record<string, string>; // childKey(arm, seed) -> child run id
 
@@ -18,15 +18,16 @@ export const experimentJob: Job<ExperimentConfig> = async (ctx) => {
   const t0 = Date.now();
   const c = ctx.config;
   const dataset = readDataset(c.data);
+  const layout = experimentLayout(ctx.runDir);
 
   ctx.progress(0, 1, 'embedding photos');
-  const side = await embedImageSide(dataset, c.data, c.image, ctx.path('image'), join(c.data, '.embeddings'), {
+  const side = await embedImageSide(dataset, c.data, c.image, layout.image, join(c.data, '.embeddings'), {
     signal: ctx.signal,
     onProgress: (done, total) => ctx.progress(done, total, 'embedding photos'),
   });
   ctx.log(`image side: ${side.encoder.model} (${side.encoder.preset}, ${side.encoder.dim}-d, sha256 ${side.encoder.sha256.slice(0, 12)})`);
 
-  const store = new RunStore(ctx.path('arms'));
+  const store = new RunStore(layout.arms);
   store.recover();
   const children: Children = ctx.checkpoint.load<{ children: Children }>()?.children ?? {};
   for (const seed of c.seeds)
@@ -54,10 +55,7 @@ export const experimentJob: Job<ExperimentConfig> = async (ctx) => {
 async function trainArms(ctx: JobContext<ExperimentConfig>, store: RunStore, children: Children, concurrency: number): Promise<void> {
   const scheduler = new Scheduler(store, { concurrency, worker: ctx.worker });
   const tagOf = new Map<string, { arm: string; seed: number }>();
-  for (const [key, id] of Object.entries(children)) {
-    const [arm, seed] = key.split('-s');
-    tagOf.set(id, { arm, seed: Number(seed) });
-  }
+  for (const seed of ctx.config.seeds) for (const arm of ctx.config.arms) tagOf.set(children[childKey(arm, seed)], { arm, seed });
   const progress = new Map<string, { done: number; total: number }>();
   // Arms finished in an earlier attempt count as complete; read their status once, not on every progress event.
   const finished = Object.values(children).filter((id) => ['done', 'diverged'].includes(store.get(id).status)).length;

@@ -1,9 +1,16 @@
 // Pairs image and text rows by photo id: the fit (val) rows first, then the test rows, so evaluation can use
 // the half-open ranges [0, fit) and [fit, fit + test). Photos whose image could not be embedded are dropped.
 import { InputError } from '../errors';
-import type { Embeddings } from '../embeddings';
+import { readEmbeddings, type Embeddings } from '../embeddings';
 
 export type Side = { emb: Embeddings; ids: string[] };
+
+// One side of the pairs from an .npy with its ids sidecar (photo ids).
+export function readSide(path: string): Side {
+  const f = readEmbeddings(path);
+  if (!f.ids) throw new Error(`${path}: no ids sidecar (photo ids)`);
+  return { emb: f.emb, ids: f.ids };
+}
 export type Paired = { image: Embeddings; text: Embeddings; ids: string[]; fit: { start: number; end: number }; test: { start: number; end: number } };
 
 function gather(side: Side, ids: string[], what: string): Float32Array {

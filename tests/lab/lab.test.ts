@@ -6,10 +6,11 @@ import { join } from 'node:path';
 import { unzipSync } from 'fflate';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RunConfig } from '../../shared/runs';
+import type { MatchResult } from '../../shared/api';
 import type { TableSpec } from '../../shared/tables';
-import { datasetGallery, exportBundle, exportTable, inspectPhotoViews, listDatasets, matchImages } from '../../engine/api/lab';
-import { topMatches } from '../../engine/api/match';
+import { datasetGallery, exportBundle, exportTable, inspectPhotoViews, listDatasets, runLabTask } from '../../engine/api/lab';
 import { generateWorld } from '../../engine/data';
+import { topMatches } from '../../engine/experiment';
 import { buildVitOnnx, randomVitWeights } from '../../engine/models/onnx';
 import { tableToCsv } from '../../engine/report';
 import { RunStore, Scheduler } from '../../engine/runs';
@@ -108,7 +109,8 @@ describe('image drop on a finished experiment', () => {
     const dir = store.dir(id);
     const png = readFileSync(join(world, 'images', readdirSync(join(world, 'images')).sort()[0]));
     const images = [{ name: 'scene.png', base64: png.toString('base64') }, { name: 'notes.txt', base64: Buffer.from('hello').toString('base64') }];
-    const r = await matchImages({ runId: id, images, pool: 'test', topK: 3 }, dir);
+    const matchImages = async (imgs: typeof images) => (await runLabTask({ task: 'match', runDir: dir, images: imgs, pool: 'test', topK: 3 })) as MatchResult;
+    const r = await matchImages(images);
     expect(r.pool.size).toBe(24 * 5);
     expect(r.arms.map((a) => a.arm)).toEqual(['good', 'ntp']);
     expect(r.skipped.map((s) => s.name)).toEqual(['notes.txt']);
@@ -121,8 +123,8 @@ describe('image drop on a finished experiment', () => {
       expect(readdirSync(join(dir, 'final', `${a.arm}-s0`)).some((f) => /^pool-[0-9a-f]{16}\.npy$/.test(f))).toBe(true);
     }
     // Cached pool embeddings give the same answer.
-    expect(await matchImages({ runId: id, images, pool: 'test', topK: 3 }, dir)).toEqual(r);
-    await expect(matchImages({ runId: id, images: [images[1]], pool: 'test', topK: 3 }, dir)).rejects.toThrow(/none of the dropped files is a readable image \(notes.txt\)/);
+    expect(await matchImages(images)).toEqual(r);
+    await expect(matchImages([images[1]])).rejects.toThrow(/none of the dropped files is a readable image \(notes.txt\)/);
 
     const zip = await exportBundle(dir, id);
     expect(zip.filename).toBe(`${id}.zip`);

@@ -1,44 +1,25 @@
 // Image drop on a finished experiment: embed the dropped images with the experiment's frozen image encoder, map
-// them into each arm's text space (x − μ_img) W, and rank a caption pool (y − μ_txt) by cosine. Runs in lab-task.
+// them into each arm's text space (x − μ_img) W, and rank a caption pool (y − μ_txt) by cosine. Runs in the lab's
+// child process (engine/api/lab-task.ts).
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { z } from 'zod';
 import type { Match, MatchResult } from '../../shared/api';
 import { ExperimentConfig } from '../../shared/experiment';
-import { Arm, isJepaArm } from '../../shared/train';
-import { readCoco, readDataset } from '../data';
+import { isJepaArm } from '../../shared/train';
+import { readCoco, readDataset, readJson } from '../data';
 import { readNpy, readNpyTensor, writeNpy, type Embeddings } from '../embeddings';
 import { InputError } from '../errors';
-import { ImageSpec, embedImages, openImageEncoder } from '../image';
+import { embedImages, openImageEncoder } from '../image';
 import { gemm, subRow, takeRows, type Mat } from '../linalg';
 import { cosineSimilarity } from '../metrics';
-import { EncoderConfig } from '../models';
+import { RunStore } from '../runs';
 import { encodeText, loadTokenizer } from '../text';
 import { buildModel, embedCaptions, initBackend, loadCheckpoint } from '../train';
-
-// image/encoder.json: the model file and the spec the experiment embedded with (an embedding record, or close).
-const EncoderRecord = z.object({
-  model: z.union([z.string(), z.object({ file: z.string() }).transform((m) => m.file)]),
-  spec: ImageSpec,
-});
-// The arms of a finished experiment, from its status.json result (ExperimentResult).
-const ArmsResult = z.object({ arms: z.array(z.object({ arm: z.string(), seed: z.number(), runId: z.string(), epoch: z.number().int().min(1) })).min(1) });
-// arms/<run>/resolved-config.json, written by the train job: the encoder shape and vocabulary it trained.
-const Resolved = z.object({ encoder: EncoderConfig, vocab: z.number().int(), arm: z.string() });
+import { EncoderRecord, FinishedArms, ResolvedArm, armLayout, experimentLayout } from './layout';
 
 type Pool = { name: string; captions: string[]; photos: (string | null)[] };
-
-function readJson(file: string): unknown {
-  if (!existsSync(file)) throw new InputError(`${file}: missing`);
-  return JSON.parse(readFileSync(file, 'utf8'));
-}
-function parse<T>(schema: z.ZodType<T>, file: string, value = readJson(file)): T {
-  const r = schema.safeParse(value);
-  if (!r.success) throw new InputError(`${file}: ${r.error.issues[0].path.join('.')}: ${r.error.issues[0].message}`);
-  return r.data;
-}
 
 // 'test': every caption (all 5 per photo) of the dataset's test split; else a COCO captions JSON.
 function captionPool(pool: string, data: string): Pool {
@@ -54,15 +35,15 @@ const vector = (file: string): Float64Array => Float64Array.from(readNpyTensor(f
 const asMat = (e: Embeddings): Mat => takeRows(e, Int32Array.from({ length: e.rows }, (_, i) => i));
 
 // The pool through one arm's selected checkpoint (last layer, as the experiment scores), cached per pool in final/.
-async function poolEmbeddings(expDir: string, finalDir: string, runId: string, epoch: number, pool: Pool): Promise<Embeddings> {
+async function poolEmbeddings(armDir: string, finalDir: string, runId: string, epoch: number, pool: Pool): Promise<Embeddings> {
   const hash = createHash('sha256').update(JSON.stringify([runId, epoch, pool.captions])).digest('hex').slice(0, 16);
   const cache = join(finalDir, `pool-${hash}.npy`);
   if (existsSync(cache)) return readNpy(cache);
-  const armDir = join(expDir, 'arms', runId);
-  const r = parse(Resolved, join(armDir, 'resolved-config.json'));
+  const files = armLayout(armDir);
+  const r = readJson(files.resolvedConfig, ResolvedArm);
   await initBackend('auto'); // whatever this machine has; inference only
-  const tk = loadTokenizer(join(armDir, 'tokenizer.json'));
-  const jepa = isJepaArm(Arm.parse(r.arm));
+  const tk = loadTokenizer(files.tokenizer);
+  const jepa = isJepaArm(r.arm);
   const m = buildModel(r.encoder, r.vocab, jepa, 0);
   loadCheckpoint(armDir, epoch, m.params, null);
   const seqs = pool.captions.map((t) => {
@@ -76,12 +57,12 @@ async function poolEmbeddings(expDir: string, finalDir: string, runId: string, e
   return emb;
 }
 
-export async function matchImages(expDir: string, images: { name: string; base64: string }[], poolSpec: string, topK: number): Promise<MatchResult> {
-  const config = parse(ExperimentConfig, join(expDir, 'config.json'));
-  const state = readJson(join(expDir, 'status.json')) as { result?: unknown };
-  const arms = ArmsResult.safeParse(state.result);
-  if (!arms.success) throw new InputError(`${expDir}: the experiment has no finished arms yet (image drop needs its final maps)`);
-  const enc = parse(EncoderRecord, join(expDir, 'image', 'encoder.json'));
+export async function matchDroppedImages(expDir: string, images: { name: string; base64: string }[], poolSpec: string, topK: number): Promise<MatchResult> {
+  const layout = experimentLayout(expDir);
+  const config = readJson(join(expDir, 'config.json'), ExperimentConfig); // the run store's copy of the config
+  if (!existsSync(layout.result)) throw new InputError(`${expDir}: the experiment has no finished arms yet (image drop needs its final maps)`);
+  const arms = readJson(layout.result, FinishedArms).arms;
+  const enc = readJson(layout.image.encoder, EncoderRecord);
   const pool = captionPool(poolSpec, config.data);
 
   // Dropped bytes go to a temp folder under their own (sanitised) names, so errors name the user's file.
@@ -108,14 +89,15 @@ export async function matchImages(expDir: string, images: { name: string; base64
     rmSync(tmp, { recursive: true, force: true });
   }
 
+  const store = new RunStore(layout.arms);
   const out: MatchResult['arms'] = [];
-  for (const a of arms.data.arms) {
-    const finalDir = join(expDir, 'final', `${a.arm}-s${a.seed}`);
-    const w = readNpy(join(finalDir, 'w.npy')); // [dImg, dTxt]
-    const muImg = vector(join(finalDir, 'image-mean.npy'));
-    const muTxt = vector(join(finalDir, 'text-mean.npy'));
-    if (w.rows !== x.dim) throw new InputError(`${finalDir}/w.npy: maps ${w.rows}-d images, the encoder gives ${x.dim}-d`);
-    const y = await poolEmbeddings(expDir, finalDir, a.runId, a.epoch, pool);
+  for (const a of arms) {
+    const final = layout.final(a.arm, a.seed);
+    const w = readNpy(final.w); // [dImg, dTxt]
+    const muImg = vector(final.imageMean);
+    const muTxt = vector(final.textMean);
+    if (w.rows !== x.dim) throw new InputError(`${final.w}: maps ${w.rows}-d images, the encoder gives ${x.dim}-d`);
+    const y = await poolEmbeddings(store.dir(a.runId), final.dir, a.runId, a.epoch, pool);
     const mapped = await gemm(subRow(asMat(x), muImg), asMat(w)); // [nImg, dTxt]
     const sim = await cosineSimilarity(mapped, subRow(asMat(y), muTxt)); // [nImg, nPool]
     out.push({
