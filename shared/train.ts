@@ -9,7 +9,7 @@ export const isJepaArm = (a: Arm): a is 'good' | 'bad' => a === 'good' || a === 
 export const PRESET_NAMES = ['cpu', 'minilm-33m', 'bert-base-109m'] as const;
 export const Preset = z.enum(PRESET_NAMES);
 
-// Views of reference-spec §C: 2 global (50-100% span) first, then 6 local (15-50%), 15% masking.
+// Views (docs/reference.md#views): 2 global (50-100% span) first, then 6 local (15-50%), 15% masking.
 export const ViewConfig = z.object({
   globals: z.number().int().min(1).default(2),
   locals: z.number().int().min(0).default(6),
@@ -51,7 +51,7 @@ export const TrainConfig = z
     warmupSteps: z.number().int().min(0).default(50),
     warmupStart: z.number().min(0).max(1).default(0.01), // warmup starts at this fraction of lr
     minLr: z.number().min(0).default(0), // cosine ends here (fraction of lr)
-    clip: z.number().positive().nullable().default(null), // global gradient-norm clip; off by default (reference-spec §D)
+    clip: z.number().positive().nullable().default(null), // global gradient-norm clip; off by default (docs/reference.md#optimiser)
     tokenizer: z.string().optional(), // a HF tokenizer.json; absent: WordPiece trained on the training captions
     vocabSize: z.number().int().min(16).default(1000),
     maxLen: z.number().int().min(4).default(64), // tokens per sequence including [CLS]/[SEP]
