@@ -77,3 +77,13 @@ export function resolveLambda(c: TrainConfig): ResolvedLambda {
   const lamb = c.lamb ?? (c.lambEff !== undefined ? c.lambEff / (n * ws) : 0.02);
   return { lamb, lambEff: lamb * n * ws, sigregN: n, worldSize: ws };
 }
+
+// The same resolution for train settings a form holds before they validate (docs/reference.md#effective-weight):
+// views and world_size at their defaults unless given; V is returned for the read-out.
+export type DraftLambda = Pick<TrainConfig, 'loss' | 'batch'> & Partial<Pick<TrainConfig, 'lamb' | 'lambEff' | 'views' | 'worldSize'>>;
+export function resolveDraftLambda(s: DraftLambda): ResolvedLambda & { views: number } {
+  const views = s.views ?? TrainConfig.shape.views.parse(undefined);
+  const worldSize = s.worldSize ?? TrainConfig.shape.worldSize.parse(undefined);
+  // resolveLambda reads only loss, batch, views, worldSize, lamb and lambEff
+  return { ...resolveLambda({ ...s, views, worldSize } as TrainConfig), views: views.globals + views.locals };
+}
