@@ -25,7 +25,7 @@ export const ApiParams = {
   theoryThm1: Thm1Query,
   theoryProp2: Prop2Query,
   exportFigure: z.object({ spec: FigureSpec, format: FigureFormat, runId: z.string().optional() }),
-  // The experiment lab (issue 7): datasets and their gallery, the view inspector, image drop, exports.
+  // The experiment lab: datasets and their gallery, the view inspector, image drop, exports.
   datasets: z.object({}),
   datasetGallery: z.object({ path: z.string().min(1), from: z.number().int().min(0).default(0), count: z.number().int().min(1).max(64).default(12), split: z.enum(['train', 'val', 'test']).optional() }),
   photoViews: z.object({ path: z.string().min(1), photo: z.string().min(1), seed: z.number().int().min(0).default(0), runId: z.string().optional() }),

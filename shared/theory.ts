@@ -1,8 +1,9 @@
-// The finite-world theory (reference-spec section G): every input schema (CLI options, GUI requests, stored runs;
+// The finite-world theory (docs/reference.md#theory): every input schema (CLI options, GUI requests, stored runs;
 // defaults are the CLI defaults) and the JSON shapes of the results.
 import { z } from 'zod';
 
-// Clustered worlds: stickiness .8 with k + 1 clusters gives alpha_4 ~ .67 at n = 30 (spec G's 545/255 regime).
+// Clustered worlds: stickiness .8 with k + 1 clusters gives alpha_4 ~ .67 at n = 30, the paper's 545 / 255 regime
+// (docs/reference.md#prop-3-grid-experiment).
 export const DEFAULT_STICKINESS = 0.8;
 
 const int = (min: number, max: number) => z.number().int().min(min).max(max);

@@ -9,7 +9,7 @@ export const isJepaArm = (a: Arm): a is 'good' | 'bad' => a === 'good' || a === 
 export const PRESET_NAMES = ['cpu', 'minilm-33m', 'bert-base-109m'] as const;
 export const Preset = z.enum(PRESET_NAMES);
 
-// Views of reference-spec §C: 2 global (50-100% span) first, then 6 local (15-50%), 15% masking.
+// Views (docs/reference.md#views): 2 global (50-100% span) first, then 6 local (15-50%), 15% masking.
 export const ViewConfig = z.object({
   globals: z.number().int().min(1).default(2),
   locals: z.number().int().min(0).default(6),
@@ -50,7 +50,7 @@ const TrainFields = z.object({
   warmupSteps: z.number().int().min(0).default(50),
   warmupStart: z.number().min(0).max(1).default(0.01), // warmup starts at this fraction of lr
   minLr: z.number().min(0).default(0), // cosine ends here (fraction of lr)
-  clip: z.number().positive().nullable().default(null), // global gradient-norm clip; off by default (reference-spec §D)
+  clip: z.number().positive().nullable().default(null), // global gradient-norm clip; off by default (docs/reference.md#optimiser)
   tokenizer: z.string().optional(), // a HF tokenizer.json; absent: WordPiece trained on the training captions
   vocabSize: z.number().int().min(16).default(1000),
   maxLen: z.number().int().min(4).default(64), // tokens per sequence including [CLS]/[SEP]
@@ -83,8 +83,18 @@ export const sigregN = (c: Pick<TrainConfig, 'loss' | 'batch' | 'views'>): numbe
   c.loss === 'sp' ? (c.views.globals + c.views.locals) * c.batch : c.batch;
 
 export type ResolvedLambda = { lamb: number; lambEff: number; sigregN: number; worldSize: number };
-export function resolveLambda(c: TrainConfig): ResolvedLambda {
+export type LambdaInput = Pick<TrainConfig, 'loss' | 'batch' | 'views' | 'worldSize' | 'lamb' | 'lambEff'>;
+export function resolveLambda(c: LambdaInput): ResolvedLambda {
   const n = sigregN(c), ws = c.worldSize;
   const lamb = c.lamb ?? (c.lambEff !== undefined ? c.lambEff / (n * ws) : 0.02);
   return { lamb, lambEff: lamb * n * ws, sigregN: n, worldSize: ws };
+}
+
+// The same resolution for train settings a form holds before they validate (docs/reference.md#effective-weight):
+// views and world_size at their defaults unless given; V is returned for the read-out.
+export type DraftLambda = Pick<TrainConfig, 'loss' | 'batch'> & Partial<Pick<TrainConfig, 'lamb' | 'lambEff' | 'views' | 'worldSize'>>;
+export function resolveDraftLambda(s: DraftLambda): ResolvedLambda & { views: number } {
+  const views = s.views ?? TrainFields.shape.views.parse(undefined);
+  const worldSize = s.worldSize ?? TrainFields.shape.worldSize.parse(undefined);
+  return { ...resolveLambda({ ...s, views, worldSize }), views: views.globals + views.locals };
 }

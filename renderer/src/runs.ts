@@ -14,6 +14,11 @@ backend.onEvent((e) => {
   else if (e.type === 'metric') metrics.get(e.runId)?.push(e.record);
 });
 
+// The runs `keep` accepts (all by default), newest first: how every list and picker orders them.
+export const newestFirst = (keep: (s: RunState) => boolean = () => true): RunState[] =>
+  [...runs.values()].filter(keep).sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+export const isExperiment = (s: RunState): boolean => s.kind === 'experiment';
+
 export async function refreshRuns(): Promise<void> {
   const list = await backend.call('listRuns', {});
   runs.clear();

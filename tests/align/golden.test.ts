@@ -131,7 +131,7 @@ describe('mutual k-NN and CKA with planted neighbour ties', () => {
 
 describe('sliced Epps-Pulley', () => {
   const dirs = asMat(load('ep_dirs.npy'));
-  it('weights are the spec D table', () => {
+  it('weights are the table of docs/reference.md#sigreg', () => {
     expect(maxAbsDiff(WEIGHTS, g.epps_pulley.weights)).toBeLessThan(1e-15);
     expect(WEIGHTS[1]).toBeCloseTo(0.36847, 5);
   });

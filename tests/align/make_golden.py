@@ -117,7 +117,7 @@ mk, per = mutual_knn(A, B, 5)
 out['mknn_ties'] = {'k': 5, 'score': mk, 'per_item': per.tolist(),
                     'cka_biased_raw': cka(A, B, False), 'cka_unbiased_raw': cka(A, B, True)}
 
-# --- 5. sliced Epps-Pulley (spec D): directions given, N x K data of several kinds
+# --- 5. sliced Epps-Pulley (docs/reference.md#sigreg): directions given, N x K data of several kinds
 t = np.linspace(0, 3, 17); phi = np.exp(-t ** 2 / 2)
 w = phi * 0.1875 * np.where((np.arange(17) == 0) | (np.arange(17) == 16), 1, 2)
 K, Msl = 16, 64

@@ -1,5 +1,6 @@
-// Alignment speed vs numpy in the same run (spec F): Procrustes 1014 pairs 768 vs 384, R@1 + mutual 10-NN on
-// 1000 test pairs, a 2000-resample paired bootstrap, a 7-point x 5-repeat pair sweep, one arm's whole evaluation.
+// Alignment speed vs numpy in the same run (docs/reference.md#evaluation): Procrustes 1014 pairs 768 vs 384, R@1 +
+// mutual 10-NN on 1000 test pairs, a 2000-resample paired bootstrap, a 7-point x 5-repeat pair sweep, one arm's whole
+// evaluation.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

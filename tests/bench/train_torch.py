@@ -1,7 +1,7 @@
 # PyTorch twin of one training step of engine/train (encoder, LeJEPA / NTP loss, AdamW), timed on the batches,
 # initial weights and SIGReg directions that tests/bench/train.bench.ts wrote, at 1 and then 2 threads.
 # Run by the bench: /usr/bin/python3 tests/bench/train_torch.py <dir> <steps>  (OPENBLAS_NUM_THREADS=1 in the env:
-# OpenBLAS threads on top of torch's oversubscribe 2 cores, probe-engines.md §2). Prints one JSON line.
+# OpenBLAS threads on top of torch's oversubscribe 2 cores, docs/reference.md#engines). Prints one JSON line.
 # Batches are padded the way torch naturally runs them: [rows, longest] with an additive -1e9 key mask (and causal
 # mask for NTP), masked mean pool; the NTP head only sees positions with a next token (like ours).
 # Not golden.py's model: that script writes golden.json when imported and is float64 reference code (x**3 GELU);

@@ -66,6 +66,12 @@ describe.skipIf(noChromium)('experiment lab in the browser', () => {
     await page.locator('#seeds').fill('0');
     await page.locator('#exp-name').fill('tiny e2e');
     await shot('experiment-new');
+    // A template keeps the form in this browser: save it, change a field, load it back.
+    await page.getByLabel('template name').fill('tiny');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.locator('#epochs').fill('3');
+    await page.getByRole('button', { name: 'Load', exact: true }).click();
+    expect(await page.locator('#epochs').inputValue()).toBe('1');
     await page.locator('#start').click();
     await page.waitForURL(/#\/experiment\//);
     runId = page.url().split('#/experiment/')[1];

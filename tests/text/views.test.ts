@@ -1,4 +1,4 @@
-// Statistics of the JEPA views (reference-spec §C) and the WordPiece tokenizer.
+// Statistics of the JEPA views (docs/reference.md#views) and the WordPiece tokenizer.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -17,14 +17,14 @@ describe('Prop 3 grid experiment', () => {
     expect(summary.rhoOne.rows).toBe(20);
     expect(summary.rhoOne.r.every((r) => r === 4)).toBe(true);
     expect(summary.rhoOne.error.every((e) => Math.abs(e - 8) < 1e-12)).toBe(true);
-    // Uniform worlds have alpha_4 ~ .1, so most of the grid is above threshold (spec G's check: 85 / 715).
+    // Uniform worlds have alpha_4 ~ .1, so most of the grid is above threshold (docs/reference.md#prop-3-grid-experiment).
     expect(summary.meanAlphaK).toBeGreaterThan(0.08);
     expect(summary.meanAlphaK).toBeLessThan(0.12);
     expect(summary.below).toBeGreaterThan(60);
     expect(summary.below).toBeLessThan(110);
   });
 
-  it('clustered worlds put alpha_4 near .67, so most of the grid is below threshold (spec G: 545 / 255)', () => {
+  it('clustered worlds put alpha_4 near .67, so most of the grid is below threshold (the paper: 545 / 255)', () => {
     const { summary } = prop3Grid({ worldKind: 'clustered' });
     expect(summary.meanAlphaK).toBeGreaterThan(0.6);
     expect(summary.meanAlphaK).toBeLessThan(0.75);

@@ -1,0 +1,52 @@
+// The New experiment form without a browser: the config it builds and what blocks it, and the λ read-out, which must
+// agree with what training resolves from the same settings.
+import { describe, expect, it } from 'vitest';
+import { nextTick, ref } from 'vue';
+import type { DatasetInfo } from '../../shared/api';
+import { ExperimentConfig, armConfig } from '../../shared/experiment';
+import { TrainConfig, resolveDraftLambda, resolveLambda } from '../../shared/train';
+import { useExperimentForm } from '../../renderer/src/composables/experiment-form';
+
+describe('resolveDraftLambda (the New experiment read-out)', () => {
+  it('agrees with resolveLambda on the parsed train config, for both losses and both ways of giving the weight', () => {
+    for (const loss of ['sp', 'paper'] as const)
+      for (const batch of [2, 16, 64, 512])
+        for (const given of [{ lamb: 0.02 }, { lamb: 0.5 }, { lambEff: 10.24 }, { lambEff: 3 }, {}]) {
+          const trained = resolveLambda(TrainConfig.parse({ kind: 'train', version: 1, data: 'd', arm: 'good', loss, batch, ...given }));
+          const draft = resolveDraftLambda({ loss, batch, ...given });
+          expect(draft).toEqual({ ...trained, views: 8 });
+        }
+  });
+
+  it('gives the read-out of the defaults: λ_eff = 0.02·8·64·1 = 10.24 (sp), 0.02·64·1 = 1.28 (paper)', () => {
+    expect(resolveDraftLambda({ loss: 'sp', batch: 64, lamb: 0.02 })).toMatchObject({ sigregN: 512, worldSize: 1, views: 8 });
+    expect(resolveDraftLambda({ loss: 'sp', batch: 64, lamb: 0.02 }).lambEff).toBeCloseTo(10.24, 12);
+    expect(resolveDraftLambda({ loss: 'paper', batch: 64, lamb: 0.02 }).lambEff).toBeCloseTo(1.28, 12);
+    expect(resolveDraftLambda({ loss: 'sp', batch: 16, lambEff: 2.56 }).lamb).toBeCloseTo(0.02, 12);
+  });
+});
+
+describe('useExperimentForm', () => {
+  const world: DatasetInfo = { path: '/w/world', name: 'world', source: 'world', exists: true, counts: { train: 5, val: 2, test: 2 }, params: {} };
+
+  it('builds a config the backend schema accepts, whose arms train with the λ the form shows', () => {
+    const f = useExperimentForm(ref([world]));
+    f.pickListed();
+    expect(f.form.data).toBe('/w/world');
+    expect(f.issues.value).toEqual([]);
+    expect(f.ready.value).toBe(true);
+    const parsed = ExperimentConfig.parse(f.config.value);
+    const arm = TrainConfig.parse(armConfig(parsed, 'good', 0));
+    expect(resolveLambda(arm).lambEff).toBeCloseTo(resolveDraftLambda({ loss: f.form.loss, batch: f.form.batch, lamb: f.form.lamb }).lambEff, 12);
+  });
+
+  it('names the offending path of a bad field and blocks a dataset that is not generated', async () => {
+    const f = useExperimentForm(ref([{ ...world, exists: false, counts: null }]));
+    f.pickListed();
+    expect(f.dataIssue.value).toBe('this dataset is not generated yet');
+    f.form.seeds = '0, x';
+    await nextTick();
+    expect(f.issues.value.map((i) => i.path)).toContain('seeds.1');
+    expect(f.ready.value).toBe(false);
+  });
+});
