@@ -12,7 +12,7 @@ import * as ort from 'onnxruntime-node';
 import { z } from 'zod';
 import { drawScenes, generateWorld, readDataset, resolveWorld, worldScene } from '../data';
 import { InputError } from '../errors';
-import { Rng, exportVitOnnx, initVit, vitForward, type Params, type ViTShape } from '../models';
+import { TrainRng, exportVitOnnx, initVit, vitForward, type Params, type ViTShape } from '../models';
 import { ImageJepaRecipe, initBackend, normalised, trainImageJepa, type ImageSet, type ImageStep } from '../train';
 import { type ProbeResult, pixelFeatures, probeAttributes } from './attribute-probe';
 import { embedImages } from './embed';
@@ -184,7 +184,7 @@ export async function probeWorldEncoder(onnxPath: string, recipe: WorldEncoderRe
     log(`probe: embedded ${trained.ids.length} held-out scenes`);
     const shape = recipe.jepa.vit as ViTShape;
     const randomPath = join(tmp, 'random-init.onnx');
-    const rnd = initVit(shape, Rng.seeded(recipe.jepa.seed, 'image-jepa-init'), recipe.jepa.posStd);
+    const rnd = initVit(shape, TrainRng.seeded(recipe.jepa.seed, 'image-jepa-init'), recipe.jepa.posStd);
     writeFileSync(randomPath, exportVitOnnx(shape, rnd));
     tf.dispose([...rnd.values()]);
     const random = await embed(randomPath);

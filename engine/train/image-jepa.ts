@@ -3,7 +3,7 @@
 // V·B projections (stable-pretraining's form, every view global). AdamW, warmup + cosine, seeded streams.
 import * as tf from '@tensorflow/tfjs';
 import { z } from 'zod';
-import { ProjectorConfig, Rng, initProjector, initVit, project, vitForward, type Params, type ViTShape } from '../models';
+import { ProjectorConfig, TrainRng, initProjector, initVit, project, vitForward, type Params, type ViTShape } from '../models';
 import { ImageSet, ViewRecipe, imageViewBatch } from './image-views';
 import { invariance } from './invariance';
 import { adamwStep, clipGradients, createAdamW, lrAt, type Schedule } from './optimizer';
@@ -39,7 +39,7 @@ export type ImageStep = { step: number; loss: number; inv: number; sigreg: numbe
 export type ImageJepaHooks = { onStep?(s: ImageStep): void };
 
 export function initImageJepa(r: ImageJepaRecipe): Params {
-  const rng = Rng.seeded(r.seed, 'image-jepa-init');
+  const rng = TrainRng.seeded(r.seed, 'image-jepa-init');
   const p = initVit(r.vit as ViTShape, rng, r.posStd);
   initProjector(r.projector, r.vit.hidden, rng, p);
   return p;
@@ -60,7 +60,7 @@ export function imageJepaLoss(r: ImageJepaRecipe, p: Params, pixels: Float32Arra
 export function stepImages(r: ImageJepaRecipe, n: number, step: number): Int32Array {
   const perEpoch = Math.floor(n / r.batch);
   if (perEpoch < 1) throw new Error(`image JEPA: ${n} images is fewer than one batch of ${r.batch}`);
-  const order = Rng.seeded(r.seed, 'image-order', Math.floor(step / perEpoch)).permutation(n);
+  const order = TrainRng.seeded(r.seed, 'image-order', Math.floor(step / perEpoch)).permutation(n);
   const i = step % perEpoch;
   return order.slice(i * r.batch, (i + 1) * r.batch);
 }
@@ -73,7 +73,7 @@ export async function trainImageJepa(r: ImageJepaRecipe, images: ImageSet, hooks
   for (let step = 0; step < r.steps; step++) {
     const t0 = performance.now();
     const ids = stepImages(r, images.n, step);
-    const pixels = imageViewBatch(images, ids, r.V, r.views, Rng.seeded(r.seed, 'image-views', step));
+    const pixels = imageViewBatch(images, ids, r.V, r.views, TrainRng.seeded(r.seed, 'image-views', step));
     let parts = { loss: NaN, inv: NaN, sigreg: NaN };
     const { grads } = tf.variableGrads(() => {
       const l = imageJepaLoss(r, params, pixels, r.batch, step);

@@ -6,7 +6,7 @@ import * as tf from '@tensorflow/tfjs';
 import { isJepaArm, resolveLambda, type ResolvedLambda, type TrainConfig } from '../../shared/train';
 import { writeEmbeddings, writeNpyTensor } from '../embeddings';
 import { InputError } from '../errors';
-import { PRESETS, Rng, backboneParams, initEncoder, initProjector, type EncoderConfig } from '../models';
+import { PRESETS, TrainRng, backboneParams, initEncoder, initProjector, type EncoderConfig } from '../models';
 import { loadTokenizer, saveTokenizer, trainWordPiece, type Tokenizer } from '../text';
 import { initBackend, type BackendInfo } from './backend';
 import { listCheckpoints, loadCheckpoint, saveCheckpoint, selectCheckpoint } from './checkpoint';
@@ -52,7 +52,7 @@ function tokenizerFor(c: TrainConfig, corpusTexts: () => string[], outDir: strin
 }
 
 export function buildModel(encoder: EncoderConfig, vocab: number, jepa: boolean, seed: number): Model {
-  const rng = Rng.seeded(seed, 'init');
+  const rng = TrainRng.seeded(seed, 'init');
   const params = initEncoder(encoder, vocab, rng);
   if (jepa) initProjector(encoder.projector, encoder.d, rng, params);
   return { cfg: encoder, params };
@@ -66,7 +66,7 @@ function validationLoss(m: Model, corpus: Corpus, c: TrainConfig, L: JepaLoss, s
   for (let s = 0; s < photos.length; s += c.batch) {
     const chunk = photos.subarray(s, Math.min(photos.length, s + c.batch));
     if (chunk.length < 2) break;
-    const rng = Rng.seeded(c.seed, 'val', s);
+    const rng = TrainRng.seeded(c.seed, 'val', s);
     const batch = drawBatch(corpus, chunk, c.arm, c.views, rng, sp, c.maxLen);
     // SIGReg's N follows the batch, so a short last chunk is weighted by its photos
     const v = tf.tidy(() => stepLoss(m, batch, L, 0x7fffffff - s, c.views.globals).loss.dataSync()[0]);
@@ -125,12 +125,12 @@ export async function train(config: TrainConfig, outDir: string, hooks: TrainHoo
 
   for (let epoch = startEpoch; epoch < c.epochs; epoch++) {
     const t0 = performance.now();
-    const order = Rng.seeded(c.seed, 'order', epoch).permutation(nTrain);
+    const order = TrainRng.seeded(c.seed, 'order', epoch).permutation(nTrain);
     let lossSum = 0;
     for (let i = 0; i < stepsPerEpoch; i++, step++) {
       if (hooks.signal?.aborted) return { status: 'cancelled', setup, epochs };
       const photos = Int32Array.from(order.subarray(i * c.batch, (i + 1) * c.batch), (j) => corpus.splits.train[j]);
-      const batch = drawBatch(corpus, photos, c.arm, c.views, Rng.seeded(c.seed, 'batch', step), sp, encoder.maxLen);
+      const batch = drawBatch(corpus, photos, c.arm, c.views, TrainRng.seeded(c.seed, 'batch', step), sp, encoder.maxLen);
       const lr = lrAt(sched, step);
       let parts: { loss: number; inv?: number; sigreg?: number } = { loss: NaN };
       const { grads } = tf.variableGrads(() => {

@@ -1,7 +1,7 @@
 // What one training step computes for each arm: the batch it draws and the loss it differentiates.
 import * as tf from '@tensorflow/tfjs';
 import type { Arm, ViewConfig } from '../../shared/train';
-import { encode, packBatch, pool, project, type EncoderConfig, type Params, type Rng, type TokenBatch } from '../models';
+import { encode, packBatch, pool, project, type EncoderConfig, type Params, type TrainRng, type TokenBatch } from '../models';
 import { makeViews, type SpecialIds } from '../text';
 import type { Corpus } from './corpus';
 import { invariance } from './invariance';
@@ -17,7 +17,7 @@ export type StepBatch = { kind: 'views'; views: ViewBatch } | { kind: 'text'; te
 
 export type Special = SpecialIds & { pad: number };
 
-export function viewBatch(corpus: Corpus, photos: ArrayLike<number>, arm: 'good' | 'bad', cfg: ViewConfig, rng: Rng, sp: Special): ViewBatch {
+export function viewBatch(corpus: Corpus, photos: ArrayLike<number>, arm: 'good' | 'bad', cfg: ViewConfig, rng: TrainRng, sp: Special): ViewBatch {
   const B = photos.length, V = cfg.globals + cfg.locals;
   const views = Array.from(photos, (p) => makeViews(rng, corpus.tokens[p], arm, cfg, sp));
   const seqs: number[][] = [];
@@ -26,7 +26,7 @@ export function viewBatch(corpus: Corpus, photos: ArrayLike<number>, arm: 'good'
 }
 
 // Bad views and NTP read one caption per photo per visit, drawn uniformly (reference-spec §A); pair-NTP two distinct ones.
-export function textBatch(corpus: Corpus, photos: ArrayLike<number>, pair: boolean, rng: Rng, sp: Special, maxLen: number): TokenBatch {
+export function textBatch(corpus: Corpus, photos: ArrayLike<number>, pair: boolean, rng: TrainRng, sp: Special, maxLen: number): TokenBatch {
   const seqs = Array.from(photos, (p) => {
     const caps = corpus.tokens[p];
     const i = rng.int(0, caps.length - 1);
@@ -40,7 +40,7 @@ export function textBatch(corpus: Corpus, photos: ArrayLike<number>, pair: boole
   return packBatch(seqs);
 }
 
-export function drawBatch(corpus: Corpus, photos: ArrayLike<number>, arm: Arm, cfg: ViewConfig, rng: Rng, sp: Special, maxLen: number): StepBatch {
+export function drawBatch(corpus: Corpus, photos: ArrayLike<number>, arm: Arm, cfg: ViewConfig, rng: TrainRng, sp: Special, maxLen: number): StepBatch {
   return arm === 'good' || arm === 'bad'
     ? { kind: 'views', views: viewBatch(corpus, photos, arm, cfg, rng, sp) }
     : { kind: 'text', text: textBatch(corpus, photos, arm === 'pair-ntp', rng, sp, maxLen) };

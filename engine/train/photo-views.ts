@@ -1,6 +1,6 @@
 // The GUI's view inspector: the 8 views of one photo under both arms, from the same seeded stream, decoded to tokens.
 import type { ViewConfig } from '../../shared/train';
-import { Rng } from '../models';
+import { TrainRng } from '../models';
 import { decodeIds, encodeText, makeViews, type Tokenizer, type View } from '../text';
 
 export type InspectedView = View & { tokens: string[]; kind: 'global' | 'local' };
@@ -12,6 +12,6 @@ export function photoViews(tk: Tokenizer, captions: readonly string[], cfg: View
     return x.length ? x : [tk.unk];
   });
   const arm = (a: 'good' | 'bad') =>
-    makeViews(Rng.seeded(seed, 'inspect', photoKey), ids, a, cfg, tk).map((v, i) => ({ ...v, tokens: decodeIds(tk, v.ids), kind: i < cfg.globals ? ('global' as const) : ('local' as const) }));
+    makeViews(TrainRng.seeded(seed, 'inspect', photoKey), ids, a, cfg, tk).map((v, i) => ({ ...v, tokens: decodeIds(tk, v.ids), kind: i < cfg.globals ? ('global' as const) : ('local' as const) }));
   return { good: arm('good'), bad: arm('bad') };
 }

@@ -4,7 +4,7 @@
 // cos/sin per element by angle addition (t_j = jΔ), which is ~16x fewer transcendental calls than tf ops
 // and needs no [J, N, M] intermediates.
 import * as tf from '@tensorflow/tfjs';
-import { Rng, matMul2d } from '../models';
+import { TrainRng, matMul2d } from '../models';
 
 export type SigregGrid = { tMax: number; points: number };
 export const SP_GRID: SigregGrid = { tMax: 3, points: 17 };
@@ -92,7 +92,7 @@ export function sigregOp(g: SigregGrid = SP_GRID, worldSize = 1): (z: tf.Tensor2
 // A: [K, M] Gaussian directions with unit columns, from a generator seeded by the step counter (redrawn every step,
 // reproducible on resume).
 export function sigregDirections(K: number, M: number, step: number): Float32Array {
-  const rng = Rng.seeded(step, 'sigreg-directions');
+  const rng = TrainRng.seeded(step, 'sigreg-directions');
   const A = new Float32Array(K * M);
   for (let i = 0; i < A.length; i++) A[i] = rng.normal();
   for (let m = 0; m < M; m++) {

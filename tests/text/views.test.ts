@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Rng } from '../../engine/models';
+import { TrainRng } from '../../engine/models';
 import { DEFAULT_VIEWS, encodeText, loadTokenizer, makeViews, saveTokenizer, trainWordPiece } from '../../engine/text';
 import { photoViews } from '../../engine/train';
 
@@ -11,7 +11,7 @@ const sp = { cls: 2, sep: 3, mask: 4 };
 const captions = Array.from({ length: 5 }, (_, c) => Array.from({ length: 20 }, (_, i) => 100 + c * 100 + i)); // caption c holds ids c00..c19
 
 describe('views', () => {
-  const rng = Rng.seeded(7, 'views-test');
+  const rng = TrainRng.seeded(7, 'views-test');
   const draws = Array.from({ length: 3000 }, () => ({ good: makeViews(rng, captions, 'good', DEFAULT_VIEWS, sp), bad: makeViews(rng, captions, 'bad', DEFAULT_VIEWS, sp) }));
   it('8 views, 2 global first with 50-100% spans, 6 local with 15-50%', () => {
     for (const { good, bad } of draws.slice(0, 500))
