@@ -7,7 +7,8 @@ import { ProjectorConfig, TrainRng, initProjector, initVit, project, vitForward,
 import { ImageSet, ViewRecipe, imageViewBatch } from './image-views';
 import { invariance } from './invariance';
 import { adamwStep, clipGradients, createAdamW, lrAt, type Schedule } from './optimizer';
-import { SP_GRID, sigreg, sigregDirections } from './sigreg';
+import { SP_GRID } from '../metrics';
+import { sigreg, sigregDirections } from './sigreg';
 
 export const ImageJepaRecipe = z.object({
   vit: z.object({

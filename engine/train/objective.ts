@@ -6,7 +6,8 @@ import { makeViews, type SpecialIds } from '../text';
 import type { Corpus } from './corpus';
 import { invariance } from './invariance';
 import { ntpLoss } from './ntp';
-import { sigreg, sigregDirections, type SigregGrid } from './sigreg';
+import type { EppsPulleyGrid } from '../metrics';
+import { sigreg, sigregDirections } from './sigreg';
 
 export type Model = { cfg: EncoderConfig; params: Params };
 
@@ -47,7 +48,7 @@ export function drawBatch(corpus: Corpus, photos: ArrayLike<number>, arm: Arm, c
 }
 
 export type LossParts = { loss: tf.Scalar; inv?: tf.Scalar; sigreg?: tf.Scalar };
-export type JepaLoss = { variant: 'sp' | 'paper'; lamb: number; slices: number; grid: SigregGrid; worldSize: number };
+export type JepaLoss = { variant: 'sp' | 'paper'; lamb: number; slices: number; grid: EppsPulleyGrid; worldSize: number };
 
 // Backbone pooled features of every view, [V·B, d] in view-major order.
 function pooledViews(m: Model, vb: ViewBatch): tf.Tensor2D {

@@ -12,9 +12,9 @@ import { z } from 'zod';
 import { captionScene, drawScenes, NUISANCE } from '../../engine/data';
 import { PRESETS, TrainRng, attentionBackward, attentionForward, backboneParams, encode, type EncoderConfig, type TokenBatch } from '../../engine/models';
 import { trainWordPiece } from '../../engine/text';
+import { SP_GRID, eppsPulleyMoments } from '../../engine/metrics';
 import {
-  SP_GRID, adamwStep, buildCorpus, buildModel, clipGradients, createAdamW, drawBatch, initBackend, sigregDirections, sigregGradient,
-  sigregStatistic, stepLoss, type AdamW, type Corpus, type JepaLoss, type Model, type Special,
+  adamwStep, buildCorpus, buildModel, clipGradients, createAdamW, drawBatch, initBackend, sigregDirections, sigregGradient, stepLoss, type AdamW, type Corpus, type JepaLoss, type Model, type Special,
 } from '../../engine/train';
 import type { Dataset } from '../../shared/dataset';
 import { ViewConfig, type Arm } from '../../shared/train';
@@ -211,8 +211,8 @@ async function profileStep(model: Model, batch: StepBatch, L: JepaLoss, step: nu
   if (jepa) {
     const R = tb.rows;
     const z = Float32Array.from({ length: R * SLICES }, () => rng.normal());
-    let mom!: ReturnType<typeof sigregStatistic>;
-    js.sigregStatistic = round(time(() => (mom = sigregStatistic(z, R, SLICES, SP_GRID, 1))));
+    let mom!: ReturnType<typeof eppsPulleyMoments>;
+    js.sigregStatistic = round(time(() => (mom = eppsPulleyMoments(z, R, SLICES, SP_GRID, 1))));
     js.sigregGradient = round(time(() => sigregGradient(z, R, SLICES, SP_GRID, 1, mom)));
     js.sigregDirections = round(time(() => sigregDirections(K, SLICES, step)));
   }

@@ -3,7 +3,8 @@
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TrainRng, attentionBackward, attentionForward, attentionJs, attentionTf, packBatch, type AttentionShape } from '../../engine/models';
-import { initBackend, sigregGradient, sigregStatistic, SP_GRID } from '../../engine/train';
+import { eppsPulleyMoments, SP_GRID } from '../../engine/metrics';
+import { initBackend, sigregGradient } from '../../engine/train';
 
 const rand = (n: number, rng: TrainRng, s = 1) => Float32Array.from({ length: n }, () => rng.normal() * s);
 const maxAbs = (a: ArrayLike<number>, b: ArrayLike<number>) => Array.from(a).reduce((m, x, i) => Math.max(m, Math.abs(x - b[i])), 0);
@@ -46,14 +47,14 @@ describe('SIGReg kernel', () => {
     const rng = TrainRng.seeded(3, 'sig-fd');
     const N = 40, M = 6;
     const z = rand(N * M, rng, 1.3);
-    const mom = sigregStatistic(z, N, M, SP_GRID, 1);
+    const mom = eppsPulleyMoments(z, N, M, SP_GRID, 1);
     const g = sigregGradient(z, N, M, SP_GRID, 1, mom);
     const h = 1e-2;
     for (let i = 0; i < z.length; i += 5) {
       const zp = z.slice(), zm = z.slice();
       zp[i] += h;
       zm[i] -= h;
-      const fd = (sigregStatistic(zp, N, M, SP_GRID, 1).value - sigregStatistic(zm, N, M, SP_GRID, 1).value) / (2 * h);
+      const fd = (eppsPulleyMoments(zp, N, M, SP_GRID, 1).value - eppsPulleyMoments(zm, N, M, SP_GRID, 1).value) / (2 * h);
       expect(Math.abs(fd - g[i])).toBeLessThan(1e-3 * Math.max(1, Math.abs(g[i])));
     }
   });
@@ -70,7 +71,7 @@ describe('SIGReg kernel', () => {
       }
       return 4 * tot;
     })();
-    expect(sigregStatistic(z, 4, 1, SP_GRID, 1).value).toBeCloseTo(direct, 10);
+    expect(eppsPulleyMoments(z, 4, 1, SP_GRID, 1).value).toBeCloseTo(direct, 10);
   });
 });
 
