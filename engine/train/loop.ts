@@ -12,8 +12,9 @@ import { initBackend, type BackendInfo } from './backend';
 import { listCheckpoints, loadCheckpoint, saveCheckpoint, selectCheckpoint } from './checkpoint';
 import { buildCorpus, readDataset, type Corpus } from './corpus';
 import { embedSplit, type SplitEmbeddings } from './embed';
-import { drawBatch, stepLoss, type JepaLoss, type Model, type Special } from './objective';
-import { adamwStep, clipGradients, createAdamW, lrAt, type Schedule } from './optimizer';
+import type { JepaLoss } from './lejepa';
+import { drawBatch, stepLoss, type Model, type Special } from './objective';
+import { createAdamW, lrAt, optimizerStep, type Schedule } from './optimizer';
 
 export type EpochEmbeddings = { val: SplitEmbeddings | null; test: SplitEmbeddings | null };
 export type EpochSummary = { epoch: number; step: number; trainLoss: number; valLoss: number | null; seconds: number; samplesPerSec: number };
@@ -132,23 +133,12 @@ export async function train(config: TrainConfig, outDir: string, hooks: TrainHoo
       const photos = Int32Array.from(order.subarray(i * c.batch, (i + 1) * c.batch), (j) => corpus.splits.train[j]);
       const batch = drawBatch(corpus, photos, c.arm, c.views, TrainRng.seeded(c.seed, 'batch', step), sp, encoder.maxLen);
       const lr = lrAt(sched, step);
-      let parts: { loss: number; inv?: number; sigreg?: number } = { loss: NaN };
-      const { grads } = tf.variableGrads(() => {
-        const p = stepLoss(model, batch, L, step, c.views.globals);
-        parts = { loss: p.loss.dataSync()[0], inv: p.inv?.dataSync()[0], sigreg: p.sigreg?.dataSync()[0] };
-        return p.loss;
-      }, [...model.params.values()]);
-      const byName: Record<string, tf.Tensor> = {};
-      for (const [k, v] of model.params) byName[k] = grads[v.name];
-      const gradNorm = clipGradients(byName, c.clip);
-      if (!Number.isFinite(parts.loss) || !Number.isFinite(gradNorm)) {
-        tf.dispose(Object.values(byName));
+      const { values: parts, gradNorm, finite } = optimizerStep(opt, model.params, () => stepLoss(model, batch, L, step, c.views.globals), c.clip, lr);
+      if (!finite) {
         const message = `loss ${parts.loss} / gradient norm ${gradNorm} at step ${step} (epoch ${epoch + 1}); kept the last good checkpoint (epoch ${epoch || 'none'})`;
         log(message);
         return { status: 'diverged', setup, epochs, message };
       }
-      adamwStep(opt, model.params, byName, lr);
-      tf.dispose(Object.values(byName));
       lossSum += parts.loss;
       if (step % c.metricEvery === 0 || i === stepsPerEpoch - 1) hooks.onStep?.(step, { ...parts, lr, gradNorm });
       hooks.progress?.(step + 1, totalSteps, `epoch ${epoch + 1}/${c.epochs}`);
