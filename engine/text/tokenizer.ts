@@ -82,6 +82,13 @@ function wordPieces(tk: Tokenizer, word: string): number[] {
 export const encodeText = (tk: Tokenizer, text: string): number[] =>
   preTokenize(text, tk.lowercase, tk.stripAccents).flatMap((w) => wordPieces(tk, w));
 
+// A caption's ids as every model input holds them: cut to leave room for [CLS] and [SEP] in maxLen, and never
+// empty (a caption of only stripped characters still yields [UNK]).
+export function captionIds(tk: Tokenizer, text: string, maxLen: number): number[] {
+  const ids = encodeText(tk, text).slice(0, maxLen - 2);
+  return ids.length ? ids : [tk.unk];
+}
+
 export const decodeIds = (tk: Tokenizer, ids: ArrayLike<number>): string[] => Array.from(ids, (i) => tk.vocab[i] ?? '[?]');
 
 function build(vocab: string[], opts: { lowercase: boolean; stripAccents: boolean; prefix: string; maxCharsPerWord: number; unk: string }, source: string): Tokenizer {

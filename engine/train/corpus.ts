@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Dataset, type DatasetImage, type Split } from '../../shared/dataset';
 import { InputError } from '../errors';
-import { encodeText, type Tokenizer } from '../text';
+import { captionIds, type Tokenizer } from '../text';
 
 export type Corpus = {
   images: Pick<DatasetImage, 'id' | 'split' | 'evalCaption'>[];
@@ -31,13 +31,7 @@ export function readDataset(dir: string): Dataset {
 }
 
 export function buildCorpus(ds: Dataset, tk: Tokenizer, maxLen: number): Corpus {
-  const keep = maxLen - 2;
-  const tokens = ds.images.map((im) =>
-    im.captions.map((c) => {
-      const ids = encodeText(tk, c.text).slice(0, keep);
-      return ids.length ? ids : [tk.unk]; // a caption of only stripped characters still yields one token
-    }),
-  );
+  const tokens = ds.images.map((im) => im.captions.map((c) => captionIds(tk, c.text, maxLen)));
   const splits = { train: [] as number[], val: [] as number[], test: [] as number[] };
   ds.images.forEach((im, i) => splits[im.split].push(i));
   return {

@@ -10,7 +10,7 @@ export { readDataset, buildCorpus, type Corpus } from './corpus';
 export type { JepaLoss } from './lejepa';
 export { drawBatch, viewBatch, textBatch, jepaLoss, textLoss, stepLoss, type Model, type Special } from './objective';
 export { embedSplit, embedCaptions, type SplitEmbeddings } from './embed';
-export { photoViews, type InspectedView } from './photo-views';
+export { photoViews, type DecodedView } from './photo-views';
 export { trainJob, type TrainJobContext } from './job';
 export { ImageJepaRecipe, initImageJepa, imageJepaLoss, stepImages, trainImageJepa, type ImageStep, type ImageJepaHooks } from './image-jepa';
 export { ViewRecipe, IMAGENET_MEAN, IMAGENET_STD, drawView, renderView, imageViewBatch, normalised, type ImageSet, type ViewDraw } from './image-views';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TrainRng } from '../../engine/models';
-import { DEFAULT_VIEWS, encodeText, loadTokenizer, makeViews, saveTokenizer, trainWordPiece } from '../../engine/text';
+import { DEFAULT_VIEWS, captionIds, encodeText, loadTokenizer, makeViews, saveTokenizer, trainWordPiece } from '../../engine/text';
 import { photoViews } from '../../engine/train';
 
 const sp = { cls: 2, sep: 3, mask: 4 };
@@ -81,5 +81,13 @@ describe('WordPiece tokenizer', () => {
     const back = loadTokenizer(join(dir, 'tokenizer.json'));
     expect(back.vocab).toEqual(tk.vocab);
     expect(encodeText(back, 'zebra circles')).toEqual(encodeText(tk, 'zebra circles'));
+  });
+  it('captionIds leaves room for [CLS] and [SEP] and is never empty', () => {
+    const tk = trainWordPiece(texts, 120, 1);
+    const all = encodeText(tk, 'a red circle and a green star');
+    expect(captionIds(tk, 'a red circle and a green star', 5)).toEqual(all.slice(0, 3));
+    expect(captionIds(tk, 'a red circle and a green star', 64)).toEqual(all);
+    expect(captionIds(tk, '!?', 64)).toEqual(encodeText(tk, '!?'));
+    expect(captionIds(tk, '\u0301\u0301', 64)).toEqual([tk.unk]); // only combining accents: stripped to nothing
   });
 });
