@@ -5,7 +5,7 @@ import { basename } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import type { Dataset, DatasetImage, Split } from '../../shared/dataset';
 import { InputError } from '../errors';
-import { readText } from './json-file';
+import { readText } from '../json-file';
 import { WorldRng } from './world/rng';
 
 export type Flickr30kOptions = {

@@ -6,4 +6,5 @@ export { readKarpathy } from './karpathy';
 export { DATASET_FILE, IMAGES_DIR, isDatasetDir, readDataset, writeDataset } from './layout';
 export { readMulti30k } from './multi30k';
 export { openDataset, type Format, type OpenedDataset, type OpenOptions } from './open';
+export { readJson } from '../json-file'; // its home is engine/json-file.ts; kept here while other branches import it from data
 export * from './world/index';

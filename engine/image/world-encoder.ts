@@ -3,7 +3,7 @@
 // `dinov2` image path a real DINOv2 does. The build is a fixed recipe on the wasm backend (single thread), so it is
 // reproducible to the byte; resources/world-encoder.json records recipe, hash, parity, probe and build conditions.
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCanvas, loadImage } from '@napi-rs/canvas';
@@ -12,6 +12,7 @@ import * as ort from 'onnxruntime-node';
 import { z } from 'zod';
 import { drawScenes, generateWorld, readDataset, resolveWorld, worldScene } from '../data';
 import { InputError } from '../errors';
+import { readJson } from '../json-file';
 import { TrainRng, exportVitOnnx, initVit, vitForward, type Params, type ViTShape } from '../models';
 import { ImageJepaRecipe, initBackend, normalised, trainImageJepa, type ImageSet, type ImageStep } from '../train';
 import { type ProbeResult, pixelFeatures, probeAttributes } from './attribute-probe';
@@ -202,14 +203,4 @@ export async function probeWorldEncoder(onnxPath: string, recipe: WorldEncoderRe
   }
 }
 
-export function readWorldEncoderManifest(path: string): WorldEncoderManifest {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (err) {
-    throw new InputError(`${path}: cannot read the world-encoder manifest (${(err as Error).message})`);
-  }
-  const r = WorldEncoderManifest.safeParse(raw);
-  if (!r.success) throw new InputError(`${path}: not a world-encoder manifest (${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')})`);
-  return r.data;
-}
+export const readWorldEncoderManifest = (path: string): WorldEncoderManifest => readJson(path, WorldEncoderManifest, 'a world-encoder manifest');

@@ -2,10 +2,10 @@
 // Hand-written because no maintained JS package both trains WordPiece and reads Hugging Face tokenizer.json
 // (the HF `tokenizers` binding is a native download). Runs save it as tokenizer.json in the HF layout, so the
 // paper's bert-base-uncased file and our trained ones load through the same path.
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { writeJsonAtomic } from '../atomic';
 import { InputError } from '../errors';
+import { readJson } from '../json-file';
 
 export const SPECIALS = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]'] as const;
 
@@ -176,16 +176,7 @@ const HfTokenizerJson = z.object({
 });
 
 export function loadTokenizer(path: string): Tokenizer {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (err) {
-    throw new InputError(`${path}: cannot read tokenizer JSON (${(err as Error).message})`);
-  }
-  const parsed = HfTokenizerJson.safeParse(raw);
-  if (!parsed.success)
-    throw new InputError(`${path}: expected a Hugging Face tokenizer.json with a WordPiece model (${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message})`);
-  const { model, normalizer } = parsed.data;
+  const { model, normalizer } = readJson(path, HfTokenizerJson, 'a Hugging Face tokenizer.json with a WordPiece model');
   const vocab: string[] = [];
   for (const [tok, id] of Object.entries(model.vocab)) vocab[id] = tok;
   for (let i = 0; i < vocab.length; i++) if (vocab[i] === undefined) throw new InputError(`${path}: vocabulary has no token with id ${i}`);

@@ -6,7 +6,7 @@ export { invariance } from './invariance';
 export { ntpLoss } from './ntp';
 export { lrAt, createAdamW, adamwStep, clipGradients, type AdamW, type Schedule } from './optimizer';
 export { saveCheckpoint, loadCheckpoint, listCheckpoints, selectCheckpoint, readState, CheckpointState } from './checkpoint';
-export { readDataset, buildCorpus, type Corpus } from './corpus';
+export { buildCorpus, type Corpus } from './corpus';
 export type { JepaLoss } from './lejepa';
 export { drawBatch, viewBatch, textBatch, jepaLoss, textLoss, stepLoss, type Model, type Special } from './objective';
 export { embedSplit, embedCaptions, type SplitEmbeddings } from './embed';

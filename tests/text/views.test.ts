@@ -1,5 +1,5 @@
 // Statistics of the JEPA views (reference-spec §C) and the WordPiece tokenizer.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -81,6 +81,8 @@ describe('WordPiece tokenizer', () => {
     const back = loadTokenizer(join(dir, 'tokenizer.json'));
     expect(back.vocab).toEqual(tk.vocab);
     expect(encodeText(back, 'zebra circles')).toEqual(encodeText(tk, 'zebra circles'));
+    writeFileSync(join(dir, 'bpe.json'), JSON.stringify({ model: { type: 'BPE', vocab: {} } }));
+    expect(() => loadTokenizer(join(dir, 'bpe.json'))).toThrow(/bpe\.json: not a Hugging Face tokenizer\.json with a WordPiece model: model\.type: /);
   });
   it('captionIds leaves room for [CLS] and [SEP] and is never empty', () => {
     const tk = trainWordPiece(texts, 120, 1);

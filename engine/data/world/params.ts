@@ -4,7 +4,7 @@
 //   null        diversity off + no nuisance: the 5 captions are identical, good = bad up to run noise
 import { z } from 'zod';
 import { InputError } from '../../errors';
-import { issuePath } from '../json-file';
+import { issuePath } from '../../json-file';
 import { NUISANCE, NUISANCE_LEVELS } from './nuisance';
 
 export const PRESETS = {
