@@ -2,7 +2,6 @@
 // unlabelled world scenes (never a caption), exported in the HF Dinov2 ONNX layout so it runs through the same
 // `dinov2` image path a real DINOv2 does. The build is a fixed recipe on the wasm backend (single thread), so it is
 // reproducible to the byte; resources/world-encoder.json records recipe, hash, parity, probe and build conditions.
-import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +16,7 @@ import { TrainRng, exportVitOnnx, initVit, vitForward, type Params, type ViTShap
 import { ImageJepaRecipe, initBackend, normalised, trainImageJepa, type ImageSet, type ImageStep } from '../train';
 import { type ProbeResult, pixelFeatures, probeAttributes } from './attribute-probe';
 import { embedImages } from './embed';
-import { openImageEncoder } from './encoder';
+import { openImageEncoder, sha256 } from './encoder';
 
 export const WorldEncoderRecipe = z.object({
   // training images: scenes 0..scenes-1 of the world with this seed (only images are read; a seed other than the
@@ -109,8 +108,6 @@ export async function onnxParity(bytes: Uint8Array, shape: ViTShape, params: Par
 
 export type BuildHooks = { onStep?(s: ImageStep): void; log?(text: string): void };
 export type BuiltEncoder = { bytes: Uint8Array; sha256: string; manifest: Omit<WorldEncoderManifest, 'probe' | 'file'> };
-
-export const sha256 = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
 
 export async function buildWorldEncoder(recipe: WorldEncoderRecipe = WORLD_ENCODER_RECIPE, hooks: BuildHooks = {}): Promise<BuiltEncoder> {
   const t0 = performance.now();
