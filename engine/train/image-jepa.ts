@@ -3,8 +3,8 @@
 // V·B projections (stable-pretraining's form, every view global). AdamW, warmup + cosine, seeded streams.
 import * as tf from '@tensorflow/tfjs';
 import { z } from 'zod';
-import { ProjectorConfig, TrainRng, initProjector, initVit, project, vitForward, type Params, type ViTShape } from '../models';
 import { SP_GRID } from '../metrics';
+import { ProjectorConfig, TrainRng, initProjector, initVit, project, vitForward, type Params, type ViTShape } from '../models';
 import { ImageSet, ViewRecipe, imageViewBatch } from './image-views';
 import { lejepaLoss, type JepaLoss, type JepaParts } from './lejepa';
 import { createAdamW, lrAt, optimizerStep, type Schedule } from './optimizer';
