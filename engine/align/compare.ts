@@ -1,4 +1,4 @@
-// Several arms on the same test pairs, with the paired bootstrap (spec F.8): per-query hits are computed once,
+// Several arms on the same test pairs, with the paired bootstrap (docs/reference.md#paired-bootstrap): per-query hits are computed once,
 // then the same B resampled index vectors score every arm, giving CIs for each score and each difference.
 import { z } from 'zod';
 import { InputError } from '../errors';

@@ -1,4 +1,4 @@
-// One arm's evaluation (spec F.2-F.5): centre with fit-row means, fit the map on fit pairs, map the test
+// One arm's evaluation (docs/reference.md#evaluation): centre with fit-row means, fit the map on fit pairs, map the test
 // images, score cosine retrieval both ways (R@1/5/10) and mutual k-NN / linear CKA on the raw test features.
 import { z } from 'zod';
 import type { Embeddings } from '../embeddings';
@@ -145,7 +145,7 @@ export async function evaluate(opts: EvaluateOptions): Promise<Evaluation> {
   };
 }
 
-// Spec F.9: the fitted map next to its two controls, which should land near chance.
+// docs/reference.md#controls: the fitted map next to its two controls, which should land near chance.
 export async function controls(opts: EvaluateOptions): Promise<Record<MapKind, Evaluation>> {
   const out = {} as Record<MapKind, Evaluation>;
   for (const kind of MapKind) out[kind] = await evaluate({ ...opts, map: kind });

@@ -1,4 +1,4 @@
-// The image->text maps compared in the paper: the fitted Procrustes map and its two controls (spec F.9),
+// The image->text maps compared in the paper: the fitted Procrustes map and its two controls (docs/reference.md#controls),
 // a random orthonormal map and a Procrustes map fitted on shuffled pairs; both should score at chance.
 import { Matrix, QrDecomposition } from 'ml-matrix';
 import { type Mat, gaussianMatrix, permutation, rngFrom, transpose } from '../linalg';

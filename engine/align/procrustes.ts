@@ -1,4 +1,4 @@
-// Orthogonal Procrustes across widths (prh/align.py): W = U V^T from the thin SVD of M = X^T Y, so
+// Orthogonal Procrustes across widths (docs/reference.md#procrustes): W = U V^T from the thin SVD of M = X^T Y, so
 // W^T W = I and W maximises tr(W^T X^T Y), i.e. minimises ||X W - Y||_F. Reflections are allowed.
 // Computed as the polar factor through the small side's Gram matrix (G = M^T M = V S^2 V^T, U = M V S^-1)
 // with a tuned symmetric EVD, ~3x faster than an SVD in JS; rank-deficient M (fewer pairs than the width)

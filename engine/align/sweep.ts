@@ -1,4 +1,4 @@
-// Pair-count sweep (spec F.10): fit the map on n random fit pairs (several subsets per n), score on the test
+// Pair-count sweep (docs/reference.md#pair-count-sweep): fit the map on n random fit pairs (several subsets per n), score on the test
 // pairs and on the n fit pairs themselves (among their own n captions); the gap shows the map overfitting.
 import { z } from 'zod';
 import { InputError } from '../errors';

@@ -12,7 +12,7 @@ import { callChild, entryCommand } from '../child';
 import { galleryFromDataset, galleryJson, openDataset, type OpenedDataset } from '../data';
 import { InputError } from '../errors';
 import { renderFigure, tableToCsv, tableToLatex, tableToMarkdown } from '../report';
-import { encodeText, loadTokenizer, trainWordPiece, type Tokenizer } from '../text';
+import { captionIds, loadTokenizer, trainWordPiece, type Tokenizer } from '../text';
 import type { LabTask } from './lab-task';
 import { DEFAULT_WORLD, datasetsDir } from './settings';
 
@@ -102,7 +102,7 @@ export async function inspectPhotoViews(q: ApiArgs<'photoViews'>, runDir: string
   const arms = photoViews(tk, captions, views, q.seed, im.id, maxLen);
   // Per view: the whole source caption's tokens, the kept span [start, end) and which of its tokens were masked.
   const captionTokens = captions.map((t) => {
-    const ids = encodeText(tk, t).slice(0, maxLen - 2); // as photoViews cuts them
+    const ids = captionIds(tk, t, maxLen); // as photoViews cuts them
     return ids.length ? ids.map((i) => tk.vocab[i]) : [tk.vocab[tk.unk]];
   });
   const inspect = (vs: typeof arms.good): InspectedView[] =>

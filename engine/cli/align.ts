@@ -1,4 +1,4 @@
-// `prh align`, `prh sweep pairs`, `prh stats gaussianity`: alignment scoring of embedding files (spec F, D).
+// `prh align`, `prh sweep pairs`, `prh stats gaussianity`: alignment scoring of embedding files (docs/reference.md#evaluation, #sigreg).
 import { basename } from 'node:path';
 import { Command, Option } from 'commander';
 import { z } from 'zod';

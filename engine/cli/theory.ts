@@ -1,4 +1,4 @@
-// `prh theory ...`: the finite-world theory (spec G) from the command line; all compute lives in engine/theory.
+// `prh theory ...`: the finite-world theory (docs/reference.md#theory) from the command line; all compute lives in engine/theory.
 import { Command, Option } from 'commander';
 import { Prop3GridParams, type Prop3Summary } from '../../shared/theory';
 import { explore, parseParams, prop2Demo, prop3Grid, thm1Demo, thm3Demo, type Prop3GridResult } from '../theory';

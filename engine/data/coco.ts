@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import { z } from 'zod';
 import type { Dataset, DatasetImage, Split } from '../../shared/dataset';
 import { InputError } from '../errors';
-import { readJson } from './json-file';
+import { readJson } from '../json-file';
 
 const CocoCaptions = z.object({
   images: z.array(z.object({ id: z.number().int(), file_name: z.string().min(1) })),

@@ -5,8 +5,8 @@ import { basename } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import type { Dataset, DatasetImage, Split } from '../../shared/dataset';
 import { InputError } from '../errors';
-import { readText } from './json-file';
-import { Rng } from './world/rng';
+import { readText } from '../json-file';
+import { WorldRng } from './world/rng';
 
 export type Flickr30kOptions = {
   evalCaption?: number; // default 0
@@ -55,7 +55,7 @@ export function readFlickr30k(file: string, { evalCaption = 0, splitSeed = 0 }: 
   }
   const names = [...byImage.keys()];
   const nHeld = (k: number) => Math.min(k, Math.floor(names.length / 10));
-  const order = new Rng(splitSeed, 7).shuffled(names.map((_, i) => i));
+  const order = new WorldRng(splitSeed, 7).shuffled(names.map((_, i) => i));
   const split = new Array<Split>(names.length).fill('train');
   order.slice(0, nHeld(1014)).forEach((i) => (split[i] = 'val'));
   order.slice(nHeld(1014), nHeld(1014) + nHeld(1000)).forEach((i) => (split[i] = 'test'));

@@ -2,7 +2,6 @@
 export { readCoco, type CocoOptions } from './coco';
 export { readFlickr30k, type Flickr30kOptions } from './flickr30k';
 export { formatInspection, inspectDataset, words, type Inspection } from './inspect';
-export { readJson } from './json-file';
 export { readKarpathy } from './karpathy';
 export { DATASET_FILE, IMAGES_DIR, isDatasetDir, readDataset, writeDataset } from './layout';
 export { readMulti30k } from './multi30k';

@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import { z } from 'zod';
 import type { Dataset, Split } from '../../shared/dataset';
 import { InputError } from '../errors';
-import { readJson } from './json-file';
+import { readJson } from '../json-file';
 
 const KarpathyJson = z.object({
   dataset: z.string().optional(),

@@ -2,14 +2,21 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Dataset } from '../../shared/dataset';
-import { readJson } from './json-file';
+import { InputError } from '../errors';
+import { readJson } from '../json-file';
 
 export const DATASET_FILE = 'dataset.json';
 export const IMAGES_DIR = 'images';
 
 export const isDatasetDir = (dir: string): boolean => existsSync(join(dir, DATASET_FILE));
 
-export const readDataset = (dir: string): Dataset => readJson(join(dir, DATASET_FILE), Dataset);
+export function readDataset(dir: string): Dataset {
+  const file = join(dir, DATASET_FILE);
+  const ds = readJson(file, Dataset);
+  for (const im of ds.images)
+    if (im.evalCaption >= im.captions.length) throw new InputError(`${file}: image ${im.id} has evalCaption ${im.evalCaption} but ${im.captions.length} captions`);
+  return ds;
+}
 
 /** Writes dataset.json with one image per line, so that line numbers and diffs point at images. */
 export function writeDataset(dir: string, ds: Dataset): void {

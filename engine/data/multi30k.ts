@@ -5,7 +5,7 @@ import { basename, join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { Dataset, DatasetImage, Split } from '../../shared/dataset';
 import { InputError } from '../errors';
-import { readText } from './json-file';
+import { readText } from '../json-file';
 
 // Split file prefixes, first match wins; Multi30k's other test sets (2017, 2018, mscoco) are not Flickr30k's test.
 const SPLITS: [Split, string[]][] = [

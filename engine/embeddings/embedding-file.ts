@@ -1,9 +1,10 @@
 // One embedding matrix on disk: `<file>.npy` or `<file>.safetensors[:tensor]`, plus an optional `<file>.ids.json`
 // sidecar (a JSON array of unique row-id strings, one per row) so image and text rows can be matched by id.
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { z } from 'zod';
 import { writeJsonAtomic } from '../atomic';
 import { InputError } from '../errors';
+import { readJson } from '../json-file';
 import { readNpyTensor, writeNpy } from './npy';
 import { readSafetensors, safetensorsNames, writeSafetensors } from './safetensors';
 import { type Embeddings, type Tensor, asEmbeddings } from './tensor';
@@ -39,22 +40,15 @@ export function readTensor(spec: string): { file: string; tensor: string | null;
 function readIds(file: string, rows: number): string[] | null {
   const p = idsPath(file);
   if (!existsSync(p)) return null;
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(p, 'utf8'));
-  } catch (err) {
-    throw new InputError(`${p}: not valid JSON (${(err as Error).message})`);
-  }
-  const ids = RowIds.safeParse(raw);
-  if (!ids.success) throw new InputError(`${p}: expected a JSON array of row-id strings`);
-  if (ids.data.length !== rows) throw new InputError(`${p}: has ${ids.data.length} ids but ${file} has ${rows} rows`);
+  const ids = readJson(p, RowIds, 'a JSON array of row-id strings');
+  if (ids.length !== rows) throw new InputError(`${p}: has ${ids.length} ids but ${file} has ${rows} rows`);
   const seen = new Map<string, number>();
-  ids.data.forEach((id, i) => {
+  ids.forEach((id, i) => {
     const j = seen.get(id);
     if (j !== undefined) throw new InputError(`${p}: duplicate id '${id}' at rows ${j} and ${i}`);
     seen.set(id, i);
   });
-  return ids.data;
+  return ids;
 }
 
 export function readEmbeddings(spec: string): EmbeddingFile {

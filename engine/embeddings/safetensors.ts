@@ -4,6 +4,7 @@ import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { z } from 'zod';
 import { writeFileAtomic } from '../atomic';
 import { InputError } from '../errors';
+import { parseJson } from '../json-file';
 import { type Tensor, assertFinite, dtypeOf, numel } from './tensor';
 
 const Entry = z.object({
@@ -45,15 +46,7 @@ function parseHeader(buf: Buffer, path: string): { n: number; entries: Record<st
   if (buf.length < 8) throw new InputError(`${path}: not a .safetensors file (shorter than 8 bytes)`);
   const n = Number(buf.readBigUInt64LE(0));
   if (n > buf.length - 8) throw new InputError(`${path}: truncated or not a .safetensors file (header of ${n} bytes)`);
-  let raw: unknown;
-  try {
-    raw = JSON.parse(buf.toString('utf8', 8, 8 + n));
-  } catch {
-    throw new InputError(`${path}: .safetensors header is not valid JSON`);
-  }
-  const header = Header.safeParse(raw);
-  if (!header.success) throw new InputError(`${path}: .safetensors header is not a JSON object`);
-  const { __metadata__: meta, ...entries } = header.data;
+  const { __metadata__: meta, ...entries } = parseJson(`${path} header`, buf.toString('utf8', 8, 8 + n), Header, 'a JSON object');
   const metadata = z.record(z.string(), z.string()).safeParse(meta ?? {});
   if (!metadata.success) throw new InputError(`${path}: __metadata__ must map strings to strings`);
   return { n, entries, metadata: metadata.data };

@@ -8,14 +8,15 @@ import { join } from 'node:path';
 import type { Match, MatchResult } from '../../shared/api';
 import { ExperimentConfig } from '../../shared/experiment';
 import { isJepaArm } from '../../shared/train';
-import { readCoco, readDataset, readJson } from '../data';
+import { readCoco, readDataset } from '../data';
+import { readJson } from '../json-file';
 import { readNpy, readNpyTensor, writeNpy, type Embeddings } from '../embeddings';
 import { InputError } from '../errors';
 import { embedImages, openImageEncoder } from '../image';
 import { gemm, subRow, takeRows, type Mat } from '../linalg';
 import { cosineSimilarity } from '../metrics';
 import { RunStore } from '../runs';
-import { encodeText, loadTokenizer } from '../text';
+import { captionIds, loadTokenizer } from '../text';
 import { buildModel, embedCaptions, initBackend, loadCheckpoint } from '../train';
 import { EncoderRecord, FinishedArms, ResolvedArm, armLayout, experimentLayout } from './layout';
 
@@ -47,7 +48,7 @@ async function poolEmbeddings(armDir: string, finalDir: string, runId: string, e
   const m = buildModel(r.encoder, r.vocab, jepa, 0);
   loadCheckpoint(armDir, epoch, m.params, null);
   const seqs = pool.captions.map((t) => {
-    const ids = encodeText(tk, t).slice(0, r.encoder.maxLen - 2);
+    const ids = captionIds(tk, t, r.encoder.maxLen);
     return [tk.cls, ...(ids.length ? ids : [tk.unk]), tk.sep];
   });
   const { layers, nLayers } = embedCaptions(m, seqs, !jepa);

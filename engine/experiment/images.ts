@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import type { Dataset } from '../../shared/dataset';
 import type { ImageEncoderChoice } from '../../shared/experiment';
 import { writeJsonAtomic } from '../atomic';
-import { readJson } from '../data';
+import { readJson } from '../json-file';
 import { writeEmbeddings } from '../embeddings';
 import { InputError } from '../errors';
 import { embedCached, openImageEncoder, type ImageRef } from '../image';

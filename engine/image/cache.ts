@@ -1,13 +1,14 @@
 // Embeddings on disk with their record (`<file>.spec.json`: model hash, spec, skipped files), and a cache keyed by
 // model hash + spec + image list, so a dataset is embedded once per model: `<cacheDir>/<key>.npy`.
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { writeJsonAtomic } from '../atomic';
 import { readEmbeddings, writeEmbeddings } from '../embeddings';
 import { InputError } from '../errors';
+import { readJson } from '../json-file';
 import { type EmbedOptions, type ImageEmbeddings, type ImageRef, embedImages } from './embed';
 import type { ImageEncoder } from './encoder';
 import { ImageSpec } from './spec';
@@ -49,10 +50,9 @@ export function readImageEmbeddings(file: string): ImageEmbeddings & { record: E
   const { emb, ids } = readEmbeddings(file);
   const rp = recordPath(file);
   if (!existsSync(rp)) throw new InputError(`${file}: no ${rp} beside it, so how it was embedded is unknown`);
-  const parsed = EmbeddingRecord.safeParse(JSON.parse(readFileSync(rp, 'utf8')));
-  if (!parsed.success) throw new InputError(`${rp}: not an embedding record (${parsed.error.issues[0].message})`);
+  const record = readJson(rp, EmbeddingRecord, 'an embedding record');
   if (!ids) throw new InputError(`${file}: image embeddings need their ids sidecar`);
-  return { emb, ids, skipped: parsed.data.skipped, record: parsed.data };
+  return { emb, ids, skipped: record.skipped, record };
 }
 
 export type CachedEmbedding = ImageEmbeddings & { record: EmbeddingRecord; cached: boolean; cacheFile: string | null };

@@ -47,6 +47,8 @@ function pool(out: ort.Tensor, n: number, spec: ImageSpec, source: string): { di
   return { dim: D, data: res };
 }
 
+export const sha256 = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
+
 export async function openImageEncoder(modelPath: string, opts: EncoderOptions = {}): Promise<ImageEncoder> {
   let bytes: Uint8Array;
   try {
@@ -54,7 +56,7 @@ export async function openImageEncoder(modelPath: string, opts: EncoderOptions =
   } catch (err) {
     throw new InputError(`${modelPath}: cannot read the model (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
   }
-  const modelSha256 = createHash('sha256').update(bytes).digest('hex');
+  const modelSha256 = sha256(bytes);
   const model = decodeModel(bytes, modelPath);
   const info = describeModel(model);
   const spec = resolveSpec(info, modelPath, opts.preset, opts.overrides);

@@ -3,12 +3,12 @@
 export { PROBE_TASKS, type ProbeResult, type ProbeTask, attributeLabel, pixelFeatures, probeAttributes } from './attribute-probe';
 export { type CachedEmbedding, EmbeddingRecord, RESAMPLER, cacheKey, embedCached, readImageEmbeddings, recordPath, writeImageEmbeddings } from './cache';
 export { type BadImagePolicy, type EmbedOptions, type ImageEmbeddings, type ImageRef, type SkippedImage, embedImages } from './embed';
-export { type EncoderOptions, type ImageEncoder, openImageEncoder } from './encoder';
+export { type EncoderOptions, type ImageEncoder, openImageEncoder, sha256 } from './encoder';
 export { listImages } from './image-list';
 export { BadImageError, Preprocessor, cropRect, decodeImage, preprocessFile } from './preprocess';
 export { Device, type Session, type SessionOptions, cudaProviderPath, openSession } from './session';
 export { ImageSpec, Pool, Preset, type SpecOverrides, detectPreset, isDinov2Layout, resolveSpec } from './spec';
 export {
   WORLD_ENCODER_RECIPE, WorldEncoderManifest, WorldEncoderRecipe, type BuildHooks, type BuiltEncoder, type ProbeTable, buildWorldEncoder,
-  onnxParity, probeWorldEncoder, readWorldEncoderManifest, sha256, worldImages,
+  onnxParity, probeWorldEncoder, readWorldEncoderManifest, worldImages,
 } from './world-encoder';

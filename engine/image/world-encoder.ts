@@ -2,8 +2,7 @@
 // unlabelled world scenes (never a caption), exported in the HF Dinov2 ONNX layout so it runs through the same
 // `dinov2` image path a real DINOv2 does. The build is a fixed recipe on the wasm backend (single thread), so it is
 // reproducible to the byte; resources/world-encoder.json records recipe, hash, parity, probe and build conditions.
-import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCanvas, loadImage } from '@napi-rs/canvas';
@@ -12,11 +11,12 @@ import * as ort from 'onnxruntime-node';
 import { z } from 'zod';
 import { drawScenes, generateWorld, readDataset, resolveWorld, worldScene } from '../data';
 import { InputError } from '../errors';
-import { Rng, exportVitOnnx, initVit, vitForward, type Params, type ViTShape } from '../models';
+import { readJson } from '../json-file';
+import { TrainRng, exportVitOnnx, initVit, vitForward, type Params, type ViTShape } from '../models';
 import { ImageJepaRecipe, initBackend, normalised, trainImageJepa, type ImageSet, type ImageStep } from '../train';
 import { type ProbeResult, pixelFeatures, probeAttributes } from './attribute-probe';
 import { embedImages } from './embed';
-import { openImageEncoder } from './encoder';
+import { openImageEncoder, sha256 } from './encoder';
 
 export const WorldEncoderRecipe = z.object({
   // training images: scenes 0..scenes-1 of the world with this seed (only images are read; a seed other than the
@@ -29,7 +29,7 @@ export type WorldEncoderRecipe = z.infer<typeof WorldEncoderRecipe>;
 // Sized to build in ~15 min on one shared core (measured ~1.4 s/step at load ~3 on 2 cores). d = 64 matches the
 // text side's cpu preset. Views: crops keep ≥ 80% of the area (crops of 60% zoom objects across size classes and
 // shift them across grid cells: size and position fell to the random-init level), no flips (captions say
-// left/right), no hue jitter (captions name colours); λ·N ≈ 10 as the prototype's 0.02·512. Position table init
+// left/right), no hue jitter (captions name colours); λ·N ≈ 10 as the prototype's 0.02·512 (docs/reference.md#prototype-findings). Position table init
 // std 1: at .02 the CLS carried no position at all (probe .10 at init and after training; .43 at init with std 1).
 export const WORLD_ENCODER_RECIPE: WorldEncoderRecipe = {
   world: { seed: 1, scenes: 5000, imageSize: 64 },
@@ -109,8 +109,6 @@ export async function onnxParity(bytes: Uint8Array, shape: ViTShape, params: Par
 export type BuildHooks = { onStep?(s: ImageStep): void; log?(text: string): void };
 export type BuiltEncoder = { bytes: Uint8Array; sha256: string; manifest: Omit<WorldEncoderManifest, 'probe' | 'file'> };
 
-export const sha256 = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
-
 export async function buildWorldEncoder(recipe: WorldEncoderRecipe = WORLD_ENCODER_RECIPE, hooks: BuildHooks = {}): Promise<BuiltEncoder> {
   const t0 = performance.now();
   const load0 = loadavg();
@@ -184,7 +182,7 @@ export async function probeWorldEncoder(onnxPath: string, recipe: WorldEncoderRe
     log(`probe: embedded ${trained.ids.length} held-out scenes`);
     const shape = recipe.jepa.vit as ViTShape;
     const randomPath = join(tmp, 'random-init.onnx');
-    const rnd = initVit(shape, Rng.seeded(recipe.jepa.seed, 'image-jepa-init'), recipe.jepa.posStd);
+    const rnd = initVit(shape, TrainRng.seeded(recipe.jepa.seed, 'image-jepa-init'), recipe.jepa.posStd);
     writeFileSync(randomPath, exportVitOnnx(shape, rnd));
     tf.dispose([...rnd.values()]);
     const random = await embed(randomPath);
@@ -202,14 +200,4 @@ export async function probeWorldEncoder(onnxPath: string, recipe: WorldEncoderRe
   }
 }
 
-export function readWorldEncoderManifest(path: string): WorldEncoderManifest {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (err) {
-    throw new InputError(`${path}: cannot read the world-encoder manifest (${(err as Error).message})`);
-  }
-  const r = WorldEncoderManifest.safeParse(raw);
-  if (!r.success) throw new InputError(`${path}: not a world-encoder manifest (${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')})`);
-  return r.data;
-}
+export const readWorldEncoderManifest = (path: string): WorldEncoderManifest => readJson(path, WorldEncoderManifest, 'a world-encoder manifest');

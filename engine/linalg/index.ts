@@ -4,4 +4,4 @@ export { colMeans, normalizeRows, subRow, takeRows, transpose, zeros } from './m
 export { gemm, setGemmThreads } from './gemm';
 export { symEig } from './sym-eig';
 export { completeBasis } from './householder';
-export { gaussianMatrix, permutation, randomInts, rngFrom, type Rng } from './random';
+export { gaussianMatrix, permutation, randomInts, rngFrom } from './random';

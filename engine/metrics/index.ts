@@ -5,4 +5,7 @@ export { mutualKnn, mutualKnnFromGrams, type MutualKnn } from './mutual-knn';
 export { ckaFromKernels, linearCka, type Cka } from './cka';
 export { bestLayerPair, type LayerPairScore } from './best-layers';
 export { pairedBootstrap, percentile, type BootstrapResult, type Interval } from './bootstrap';
-export { PHI, T_GRID, WEIGHTS, sliceDirections, slicedEppsPulley, type EppsPulley } from './epps-pulley';
+export {
+  PHI, SP_GRID, WEIGHTS, drawDirections, eppsPulleyMoments, eppsPulleyWeights, sliceDirections, slicedEppsPulley,
+  type EppsPulley, type EppsPulleyGrid, type EppsPulleyMoments,
+} from './epps-pulley';

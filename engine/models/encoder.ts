@@ -5,7 +5,7 @@ import * as tf from '@tensorflow/tfjs';
 import { attention } from './attention';
 import { linear } from './matmul';
 import type { EncoderConfig } from './presets';
-import type { Rng } from './rng';
+import type { TrainRng } from './rng';
 
 export type Params = Map<string, tf.Variable>;
 
@@ -22,13 +22,13 @@ export function packBatch(seqs: readonly (readonly number[])[]): TokenBatch {
   return { ids, rows: seqs.length, offsets, lengths, N };
 }
 
-const normal = (rng: Rng, shape: number[], std: number): tf.Tensor => {
+const normal = (rng: TrainRng, shape: number[], std: number): tf.Tensor => {
   const n = shape.reduce((a, b) => a * b, 1);
   const out = new Float32Array(n);
   for (let i = 0; i < n; i++) out[i] = rng.normal() * std;
   return tf.tensor(out, shape);
 };
-const uniform = (rng: Rng, shape: number[], bound: number): tf.Tensor => {
+const uniform = (rng: TrainRng, shape: number[], bound: number): tf.Tensor => {
   const n = shape.reduce((a, b) => a * b, 1);
   const out = new Float32Array(n);
   for (let i = 0; i < n; i++) out[i] = (2 * rng.uniform() - 1) * bound;
@@ -36,9 +36,9 @@ const uniform = (rng: Rng, shape: number[], bound: number): tf.Tensor => {
 };
 
 // Names are stable: they key checkpoints and the PyTorch golden/twin scripts.
-export function initEncoder(c: EncoderConfig, vocab: number, rng: Rng): Params {
+export function initEncoder(c: EncoderConfig, vocab: number, rng: TrainRng): Params {
   const p: Params = new Map();
-  // N(0, .02) token embeddings: the tied NTP head needs small logits at step 0 (world-prototype.md, NTP note).
+  // N(0, .02) token embeddings: the tied NTP head needs small logits at step 0 (docs/reference.md#text-encoders).
   p.set('tok', tf.variable(normal(rng, [vocab, c.d], 0.02), true));
   p.set('pos', tf.variable(normal(rng, [c.maxLen, c.d], 0.02), true));
   initBlocks(c, rng, p);
@@ -47,7 +47,7 @@ export function initEncoder(c: EncoderConfig, vocab: number, rng: Rng): Params {
 
 // The transformer body any embedding step feeds (text tokens here, image patches in vit.ts): optional embedding LN
 // (post-LN), L blocks h{l}.*, final LN lnf (pre-LN). Drawn from rng after the caller's embedding tables.
-export function initBlocks(c: EncoderConfig, rng: Rng, p: Params): void {
+export function initBlocks(c: EncoderConfig, rng: TrainRng, p: Params): void {
   const add = (name: string, t: tf.Tensor) => p.set(name, tf.variable(t, true));
   const lin = (name: string, fanIn: number, fanOut: number) => {
     const bound = 1 / Math.sqrt(fanIn);

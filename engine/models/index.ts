@@ -5,5 +5,5 @@ export { initEncoder, initBlocks, encode, encodeBlocks, pool, packBatch, segment
 export { attention, attentionJs, attentionTf, attentionForward, attentionBackward, type AttentionShape } from './attention';
 export { initProjector, project } from './projector';
 export { matMul2d, linear } from './matmul';
-export { Rng } from './rng';
+export { TrainRng } from './rng';
 export { type ViTShape, initVit, vitForward, vitWeights, vitBlocks, vitOnnxConfig, exportVitOnnx, patchify } from './vit';

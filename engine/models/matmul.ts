@@ -1,6 +1,6 @@
 // Matrix products whose backward pass stays on wasm's fast path. tfjs's own gradient of matMul uses transposeA/B,
 // which wasm runs as a scalar single-thread loop (1-2.5 GFLOP/s vs ~30 for plain 2-D); transposing explicitly first
-// keeps all three products plain 2-D (3x faster training steps, probe-engines.md §1.3).
+// keeps all three products plain 2-D (3x faster training steps, docs/reference.md#engines).
 import * as tf from '@tensorflow/tfjs';
 
 // a: [n, k], b: [k, m] -> [n, m]

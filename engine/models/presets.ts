@@ -1,5 +1,5 @@
-// Encoder shapes by name. `cpu` trains the procedural world in minutes on 2 cores (world-prototype.md: d=64, 2 layers,
-// ~110k params); `minilm-33m` and `bert-base-109m` are the paper's BERT shapes (reference-spec §B).
+// Encoder shapes by name. `cpu` trains the procedural world in minutes on 2 cores (docs/reference.md#prototype-findings: d=64, 2 layers,
+// ~110k params); `minilm-33m` and `bert-base-109m` are the paper's BERT shapes (docs/reference.md#text-encoders).
 import { z } from 'zod';
 
 export const ProjectorConfig = z.object({
@@ -22,7 +22,7 @@ export const EncoderConfig = z.object({
 });
 export type EncoderConfig = z.infer<typeof EncoderConfig>;
 
-// stable-pretraining's default LeJEPA projector: d→512→2048(BN,ReLU)→2048(BN,ReLU)→512, so K=512 (reference-spec §D).
+// stable-pretraining's default LeJEPA projector: d→512→2048(BN,ReLU)→2048(BN,ReLU)→512, so K=512 (docs/reference.md#text-encoders).
 const spProjector: ProjectorConfig = { dims: [512, 2048, 2048, 512], norm: [false, true, true, false], act: 'relu' };
 
 export const PRESETS = {

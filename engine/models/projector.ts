@@ -4,9 +4,9 @@ import * as tf from '@tensorflow/tfjs';
 import { gelu, type Params } from './encoder';
 import { linear } from './matmul';
 import type { ProjectorConfig } from './presets';
-import type { Rng } from './rng';
+import type { TrainRng } from './rng';
 
-export function initProjector(c: ProjectorConfig, d: number, rng: Rng, p: Params): void {
+export function initProjector(c: ProjectorConfig, d: number, rng: TrainRng, p: Params): void {
   let fanIn = d;
   c.dims.forEach((out, i) => {
     const bound = 1 / Math.sqrt(fanIn);

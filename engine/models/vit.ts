@@ -7,7 +7,7 @@ import { encodeBlocks, initBlocks, type Params } from './encoder';
 import { linear } from './matmul';
 import { buildVitOnnx, numPatches, type VitConfig, type VitWeights } from './onnx';
 import type { EncoderConfig } from './presets';
-import type { Rng } from './rng';
+import type { TrainRng } from './rng';
 
 // The ONNX-side shape with the tfjs transformer's choices pinned: tanh GELU, LN eps 1e-5 (tf's layerNorm default).
 export type ViTShape = Pick<VitConfig, 'imageSize' | 'patchSize' | 'hidden' | 'depth' | 'heads' | 'mlp'>;
@@ -21,7 +21,7 @@ export const vitBlocks = (v: ViTShape, projector: EncoderConfig['projector']): E
 
 // posStd: std of the learned position table. ViT/DINOv2 use .02, but at this scale that drowns position under the
 // patch content (~0.6 std): the CLS of such a ViT carries no object position, before or after training.
-export function initVit(v: ViTShape, rng: Rng, posStd: number): Params {
+export function initVit(v: ViTShape, rng: TrainRng, posStd: number): Params {
   const p: Params = new Map();
   const D = v.hidden, fanIn = 3 * v.patchSize ** 2, bound = 1 / Math.sqrt(fanIn);
   const draw = (n: number, f: () => number) => Float32Array.from({ length: n }, f);

@@ -2,10 +2,10 @@
 // Hand-written because no maintained JS package both trains WordPiece and reads Hugging Face tokenizer.json
 // (the HF `tokenizers` binding is a native download). Runs save it as tokenizer.json in the HF layout, so the
 // paper's bert-base-uncased file and our trained ones load through the same path.
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { writeJsonAtomic } from '../atomic';
 import { InputError } from '../errors';
+import { readJson } from '../json-file';
 
 export const SPECIALS = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]'] as const;
 
@@ -81,6 +81,13 @@ function wordPieces(tk: Tokenizer, word: string): number[] {
 // Caption -> token ids without [CLS]/[SEP] (the views add them after cropping).
 export const encodeText = (tk: Tokenizer, text: string): number[] =>
   preTokenize(text, tk.lowercase, tk.stripAccents).flatMap((w) => wordPieces(tk, w));
+
+// A caption's ids as every model input holds them: cut to leave room for [CLS] and [SEP] in maxLen, and never
+// empty (a caption of only stripped characters still yields [UNK]).
+export function captionIds(tk: Tokenizer, text: string, maxLen: number): number[] {
+  const ids = encodeText(tk, text).slice(0, maxLen - 2);
+  return ids.length ? ids : [tk.unk];
+}
 
 export const decodeIds = (tk: Tokenizer, ids: ArrayLike<number>): string[] => Array.from(ids, (i) => tk.vocab[i] ?? '[?]');
 
@@ -169,16 +176,7 @@ const HfTokenizerJson = z.object({
 });
 
 export function loadTokenizer(path: string): Tokenizer {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (err) {
-    throw new InputError(`${path}: cannot read tokenizer JSON (${(err as Error).message})`);
-  }
-  const parsed = HfTokenizerJson.safeParse(raw);
-  if (!parsed.success)
-    throw new InputError(`${path}: expected a Hugging Face tokenizer.json with a WordPiece model (${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message})`);
-  const { model, normalizer } = parsed.data;
+  const { model, normalizer } = readJson(path, HfTokenizerJson, 'a Hugging Face tokenizer.json with a WordPiece model');
   const vocab: string[] = [];
   for (const [tok, id] of Object.entries(model.vocab)) vocab[id] = tok;
   for (let i = 0; i < vocab.length; i++) if (vocab[i] === undefined) throw new InputError(`${path}: vocabulary has no token with id ${i}`);

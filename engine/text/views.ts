@@ -1,4 +1,4 @@
-// Views of one photo (reference-spec §C): 8 views, 2 global (50-100% of the tokens) first, then 6 local (15-50%).
+// Views of one photo (docs/reference.md#views): 8 views, 2 global (50-100% of the tokens) first, then 6 local (15-50%).
 // Per view: choose the caption, take a random contiguous span, mask 15% of it, add [CLS]/[SEP].
 // Good views draw each view's caption from the photo's captions with replacement; bad views cut all views
 // from one caption. After the caption choice both arms run the identical pipeline.

@@ -1,5 +1,5 @@
 // One small world for the interactive Theory screen: spectrum, Prop 1 uniqueness, and Prop 3 at one rho and over a grid.
-import { Rng } from './rng';
+import { TheoryRng } from './rng';
 import { makeWorld } from './world';
 import { checkK, pairLoss, whitenedOptimum } from './prop1';
 import { prepareProp3, prop3Point, uniformNuisance } from './prop3';
@@ -12,7 +12,7 @@ export function explore(input: unknown): ExploreResult {
   const params = parseParams(ExploreParams, input, 'theory explore');
   const { n, k, m, rho } = params;
   checkK(k, n);
-  const world = makeWorld(Rng.stream(params.seed, 0), n, k, params);
+  const world = makeWorld(TheoryRng.stream(params.seed, 0), n, k, params);
   const prep = prepareProp3(world, uniformNuisance(m), k);
   const opt = whitenedOptimum(world, k, prep.spectrum);
   const alpha = Array.from(prep.alpha);

@@ -1,5 +1,5 @@
-// The Prop 3 experiment: random worlds x a rho grid, exact eigenvectors, no training (spec G: 20 worlds x 41 rho = 820 rows).
-import { Rng } from './rng';
+// The Prop 3 experiment: random worlds x a rho grid, exact eigenvectors, no training (docs/reference.md#prop-3-grid-experiment: 20 worlds x 41 rho = 820 rows).
+import { TheoryRng } from './rng';
 import { makeWorld } from './world';
 import { checkK } from './prop1';
 import { prepareProp3, prop3Point, uniformNuisance } from './prop3';
@@ -21,7 +21,7 @@ export function rhoGrid(points: number): number[] {
 
 export function prop3World(params: Prop3GridParams, world: number): Prop3Row[] {
   checkK(params.k, params.states);
-  const w = makeWorld(Rng.stream(params.seed, world), params.states, params.k, params);
+  const w = makeWorld(TheoryRng.stream(params.seed, world), params.states, params.k, params);
   const prep = prepareProp3(w, uniformNuisance(params.m), params.k);
   return rhoGrid(params.grid).map((rho) => {
     const p = prop3Point(prep, rho, params.method);

@@ -1,7 +1,7 @@
 // Prop 2: unpaired first and second moments cannot identify the rotation between whitened embeddings; k pairs in
 // general position can (Procrustes recovers Q exactly), k - 1 pairs leave a reflection free.
 import { EigenvalueDecomposition, Matrix, QrDecomposition, determinant } from 'ml-matrix';
-import { Rng } from './rng';
+import { TheoryRng } from './rng';
 import { makeWorld } from './world';
 import { checkK, whitenedOptimum } from './prop1';
 import { crossMoment, procrustes, rotateRows } from './procrustes';
@@ -9,7 +9,7 @@ import { Prop2Params, type Prop2Demo } from '../../shared/theory';
 import { parseParams } from './params';
 
 // Haar-random Q in O(k): QR of a Gaussian matrix with the signs of diag(R) folded into Q.
-export function randomOrthogonal(rng: Rng, k: number): Matrix {
+export function randomOrthogonal(rng: TheoryRng, k: number): Matrix {
   const A = new Matrix(Array.from({ length: k }, () => Array.from({ length: k }, () => rng.normal())));
   const qr = new QrDecomposition(A);
   const Q = qr.orthogonalMatrix;
@@ -23,7 +23,7 @@ export function prop2Demo(input: unknown): Prop2Demo {
   const params = parseParams(Prop2Params, input, 'theory prop2');
   const { n, k } = params;
   checkK(k, n);
-  const rng = Rng.stream(params.seed, 0);
+  const rng = TheoryRng.stream(params.seed, 0);
   const world = makeWorld(rng, n, k, params);
   const f = whitenedOptimum(world, k).f; // [n, k]
   const mean = (g: Matrix) => Array.from({ length: k }, (_, a) => world.pi.reduce((acc, p, s) => acc + p * g.get(s, a), 0));
@@ -38,7 +38,7 @@ export function prop2Demo(input: unknown): Prop2Demo {
     covMaxAbsDiff = Math.max(covMaxAbsDiff, crossMoment(g, g, world.pi).sub(cov0).abs().max());
   }
   const Q = Qs[0];
-  const states = rng.permutation(n).slice(0, k);
+  const states = Array.from(rng.permutation(n).subarray(0, k));
   const X = new Matrix(states.map((s) => f.getRow(s))); // [k, k] pairs x_i = f(s_i), y_i = Q x_i
   const Y = rotateRows(X, Q);
   const kPairs = {

@@ -3,7 +3,7 @@
 // when mu_k > mu_{k+1}. Without the gap the optimum is a continuum, so agreement is not determined.
 import { Matrix } from 'ml-matrix';
 import { InputError } from '../errors';
-import { Rng } from './rng';
+import { TheoryRng } from './rng';
 import { makeWorld, tiedWorld, worldFromJoint, type World } from './world';
 import { checkK, pairLoss, whitenedOptimum, type WhitenedOptimum } from './prop1';
 import { procrustes, rotateRows, rotationError } from './procrustes';
@@ -13,9 +13,9 @@ import { parseParams } from './params';
 // State s is shown as observation map[s] out of `size` observations (injective: map has distinct entries).
 export type Rendering = { size: number; map: number[] /* [n] */ };
 
-export function randomRendering(rng: Rng, n: number, size: number): Rendering {
+export function randomRendering(rng: TheoryRng, n: number, size: number): Rendering {
   if (size < n) throw new InputError(`an injective rendering of ${n} states needs >= ${n} observations, got ${size}`);
-  return { size, map: rng.permutation(size).slice(0, n) };
+  return { size, map: Array.from(rng.permutation(size).subarray(0, n)) };
 }
 
 // What one modality sees and solves: the positive-pair joint over its observations, restricted to observations that
@@ -78,7 +78,7 @@ export function thm1Demo(input: unknown): Thm1Demo {
   const params = parseParams(Thm1Params, input, 'theory thm1');
   const { n, k } = params;
   checkK(k + 1, n); // the no-gap case ties mu_k with mu_{k+1}
-  const rng = Rng.stream(params.seed, 0);
+  const rng = TheoryRng.stream(params.seed, 0);
   const world = makeWorld(rng, n, k, params);
   const observationsA = params.observationsA ?? n + 8;
   const observationsB = params.observationsB ?? n + 12;

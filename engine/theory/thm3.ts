@@ -1,8 +1,8 @@
-// Thm 3 floor (spec G's reconstructed form): with g = E[f | s], for whitened f on observations (s, u) and the whitened
+// Thm 3 floor (our reconstruction, docs/reference.md#theorem-3): with g = E[f | s], for whitened f on observations (s, u) and the whitened
 // world-only optimum f*, E(f, f*) >= 2k - 2 sum_i sqrt(lambda_i(E[g g^T])) >= 2k (1 - sqrt(eta)), eta = tr E[g g^T] / k.
 import { EigenvalueDecomposition, Matrix, QrDecomposition } from 'ml-matrix';
 import { InputError } from '../errors';
-import { Rng } from './rng';
+import { TheoryRng } from './rng';
 import { makeWorld, type World } from './world';
 import { checkK, whitenedOptimum } from './prop1';
 import { crossMoment, rotationError } from './procrustes';
@@ -69,7 +69,7 @@ export function thm3Demo(input: unknown): Thm3Demo {
   const { n, k, m } = params;
   checkK(k, n);
   if (k > m - 1) throw new InputError(`theory thm3: k = ${k} needs m >= k + 1 = ${k + 1} for the blend case, got m = ${m}`);
-  const rng = Rng.stream(params.seed, 0);
+  const rng = TheoryRng.stream(params.seed, 0);
   const world = makeWorld(rng, n, k, params);
   const nuisance = uniformNuisance(m);
   const fStar = whitenedOptimum(world, k).f;

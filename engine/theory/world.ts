@@ -1,7 +1,7 @@
 // Finite worlds: n states, marginal pi, symmetric positive-pair joint W (sum 1, row sums pi), and their generators.
 import { Matrix } from 'ml-matrix';
 import { InputError } from '../errors';
-import { Rng } from './rng';
+import { TheoryRng } from './rng';
 import { nontrivialSpectrum } from './spectral';
 import type { WorldParams } from '../../shared/theory';
 
@@ -31,7 +31,7 @@ export function worldFromJoint(W: Float64Array, n: number, where = 'W'): World {
 }
 
 // W ~ (A + A^T)/2, A_ij ~ U(0, 1), normalised: alpha_4 ~ .09-.11 at n = 30.
-export function uniformWorld(rng: Rng, n: number): World {
+export function uniformWorld(rng: TheoryRng, n: number): World {
   const A = new Float64Array(n * n);
   for (let i = 0; i < n * n; i++) A[i] = rng.uniform();
   const W = new Float64Array(n * n);
@@ -41,8 +41,8 @@ export function uniformWorld(rng: Rng, n: number): World {
 
 // Sticky world: `clusters` groups of random sizes (each non-empty); with probability `stickiness` a positive pair is drawn
 // inside one cluster (uniform-noise weights restricted to the blocks), otherwise from a uniform world. The noise breaks ties.
-// stickiness .8 with k + 1 clusters gives alpha_4 ~ .67 at n = 30 (spec G's clustered target).
-export function clusteredWorld(rng: Rng, n: number, clusters: number, stickiness: number): World {
+// stickiness .8 with k + 1 clusters gives alpha_4 ~ .67 at n = 30 (docs/reference.md#prop-3-grid-experiment: the clustered target).
+export function clusteredWorld(rng: TheoryRng, n: number, clusters: number, stickiness: number): World {
   if (clusters > n) throw new InputError(`clusters = ${clusters} exceeds states = ${n}`);
   const label = Array.from({ length: n }, (_, i) => (i < clusters ? i : rng.int(0, clusters - 1)));
   const perm = rng.permutation(n);
@@ -56,7 +56,7 @@ export function clusteredWorld(rng: Rng, n: number, clusters: number, stickiness
 }
 
 // The world a demo or grid row asks for; clustered worlds default to k + 1 clusters (k non-trivial cluster directions).
-export function makeWorld(rng: Rng, n: number, k: number, params: WorldParams): World {
+export function makeWorld(rng: TheoryRng, n: number, k: number, params: WorldParams): World {
   return params.worldKind === 'uniform' ? uniformWorld(rng, n) : clusteredWorld(rng, n, params.clusters ?? Math.min(k + 1, n), params.stickiness);
 }
 

@@ -1,5 +1,5 @@
 // Which tfjs backend trains: tfjs-node-gpu > tfjs-node > wasm (SIMD), picked at run time, plus the fixes the
-// wasm backend needs to train a transformer at usable speed (measured in shared/docs/probe-engines.md §1).
+// wasm backend needs to train a transformer at usable speed (measured: docs/reference.md#engines).
 import * as tf from '@tensorflow/tfjs';
 import { InputError } from '../errors';
 

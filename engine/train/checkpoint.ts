@@ -1,12 +1,13 @@
 // Per-epoch checkpoints: checkpoints/epoch-N/{weights,optimizer}.safetensors + state.json, written into a temp
 // folder and renamed, so a kill leaves either the whole checkpoint or none. Only the newest keeps optimizer state.
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { z } from 'zod';
 import { writeJsonAtomic } from '../atomic';
 import { readSafetensors, writeSafetensors } from '../embeddings';
 import { InputError } from '../errors';
+import { readJson } from '../json-file';
 import type { Params } from '../models';
 import type { AdamW } from './optimizer';
 
@@ -54,10 +55,7 @@ export function listCheckpoints(runDir: string): number[] {
 }
 
 export function readState(runDir: string, epoch: number): CheckpointState {
-  const file = join(dirOf(runDir, epoch), 'state.json');
-  const parsed = CheckpointState.safeParse(JSON.parse(readFileSync(file, 'utf8')));
-  if (!parsed.success) throw new InputError(`${file}: ${parsed.error.issues[0].path.join('.')}: ${parsed.error.issues[0].message}`);
-  return parsed.data;
+  return readJson(join(dirOf(runDir, epoch), 'state.json'), CheckpointState, 'a checkpoint state');
 }
 
 // Loads weights (and the optimizer moments when present) into existing variables; shapes must match.

@@ -1,9 +1,6 @@
 // A dataset tokenised once: every caption's ids (no [CLS]/[SEP], truncated to fit), and the split's photo indices.
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { Dataset, type DatasetImage, type Split } from '../../shared/dataset';
-import { InputError } from '../errors';
-import { encodeText, type Tokenizer } from '../text';
+import type { Dataset, DatasetImage, Split } from '../../shared/dataset';
+import { captionIds, type Tokenizer } from '../text';
 
 export type Corpus = {
   images: Pick<DatasetImage, 'id' | 'split' | 'evalCaption'>[];
@@ -11,33 +8,8 @@ export type Corpus = {
   splits: Record<Split, Int32Array>; // photo indices per split, in dataset order
 };
 
-export function readDataset(dir: string): Dataset {
-  const file = join(dir, 'dataset.json');
-  if (!existsSync(file)) throw new InputError(`${dir}: no dataset.json (expected the layout of shared/dataset.ts)`);
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (err) {
-    throw new InputError(`${file}: not valid JSON (${(err as Error).message})`);
-  }
-  const ds = Dataset.safeParse(raw);
-  if (!ds.success) {
-    const i = ds.error.issues[0];
-    throw new InputError(`${file}: ${i.path.join('.')}: ${i.message}`);
-  }
-  for (const im of ds.data.images)
-    if (im.evalCaption >= im.captions.length) throw new InputError(`${file}: image ${im.id} has evalCaption ${im.evalCaption} but ${im.captions.length} captions`);
-  return ds.data;
-}
-
 export function buildCorpus(ds: Dataset, tk: Tokenizer, maxLen: number): Corpus {
-  const keep = maxLen - 2;
-  const tokens = ds.images.map((im) =>
-    im.captions.map((c) => {
-      const ids = encodeText(tk, c.text).slice(0, keep);
-      return ids.length ? ids : [tk.unk]; // a caption of only stripped characters still yields one token
-    }),
-  );
+  const tokens = ds.images.map((im) => im.captions.map((c) => captionIds(tk, c.text, maxLen)));
   const splits = { train: [] as number[], val: [] as number[], test: [] as number[] };
   ds.images.forEach((im, i) => splits[im.split].push(i));
   return {

@@ -3,11 +3,11 @@
 // V·B projections (stable-pretraining's form, every view global). AdamW, warmup + cosine, seeded streams.
 import * as tf from '@tensorflow/tfjs';
 import { z } from 'zod';
-import { ProjectorConfig, Rng, initProjector, initVit, project, vitForward, type Params, type ViTShape } from '../models';
+import { SP_GRID } from '../metrics';
+import { ProjectorConfig, TrainRng, initProjector, initVit, project, vitForward, type Params, type ViTShape } from '../models';
 import { ImageSet, ViewRecipe, imageViewBatch } from './image-views';
-import { invariance } from './invariance';
-import { adamwStep, clipGradients, createAdamW, lrAt, type Schedule } from './optimizer';
-import { SP_GRID, sigreg, sigregDirections } from './sigreg';
+import { lejepaLoss, type JepaLoss, type JepaParts } from './lejepa';
+import { createAdamW, lrAt, optimizerStep, type Schedule } from './optimizer';
 
 export const ImageJepaRecipe = z.object({
   vit: z.object({
@@ -39,28 +39,24 @@ export type ImageStep = { step: number; loss: number; inv: number; sigreg: numbe
 export type ImageJepaHooks = { onStep?(s: ImageStep): void };
 
 export function initImageJepa(r: ImageJepaRecipe): Params {
-  const rng = Rng.seeded(r.seed, 'image-jepa-init');
+  const rng = TrainRng.seeded(r.seed, 'image-jepa-init');
   const p = initVit(r.vit as ViTShape, rng, r.posStd);
   initProjector(r.projector, r.vit.hidden, rng, p);
   return p;
 }
 
-// One step's loss on `pixels` = V views of B images, [V·B, 3, S, S] view-major.
-export function imageJepaLoss(r: ImageJepaRecipe, p: Params, pixels: Float32Array, B: number, directionsKey: number): { loss: tf.Scalar; inv: tf.Scalar; sigreg: tf.Scalar } {
+// One step's loss on `pixels` = V views of B images, [V·B, 3, S, S] view-major; every view is global.
+export function imageJepaLoss(r: ImageJepaRecipe, p: Params, pixels: Float32Array, B: number, directionsKey: number): JepaParts {
   const { cls } = vitForward(r.vit as ViTShape, p, pixels, r.V * B); // [V·B, D]
-  const P = project(r.projector, p, cls); // [V·B, K]
-  const K = P.shape[1];
-  const A = tf.tensor2d(sigregDirections(K, r.slices, directionsKey), [K, r.slices]);
-  const inv = invariance(P.reshape([r.V, B, K]) as tf.Tensor3D, r.V);
-  const sg = sigreg(P, A, SP_GRID, 1);
-  return { loss: tf.add(inv, tf.mul(sg, r.lamb)), inv, sigreg: sg };
+  const L: JepaLoss = { variant: 'sp', lamb: r.lamb, slices: r.slices, grid: SP_GRID, worldSize: 1 };
+  return lejepaLoss(project(r.projector, p, cls), r.V, L, directionsKey, r.V);
 }
 
 // The image order of epoch e and the views of step s come from streams keyed by (seed, purpose, counter).
 export function stepImages(r: ImageJepaRecipe, n: number, step: number): Int32Array {
   const perEpoch = Math.floor(n / r.batch);
   if (perEpoch < 1) throw new Error(`image JEPA: ${n} images is fewer than one batch of ${r.batch}`);
-  const order = Rng.seeded(r.seed, 'image-order', Math.floor(step / perEpoch)).permutation(n);
+  const order = TrainRng.seeded(r.seed, 'image-order', Math.floor(step / perEpoch)).permutation(n);
   const i = step % perEpoch;
   return order.slice(i * r.batch, (i + 1) * r.batch);
 }
@@ -73,21 +69,11 @@ export async function trainImageJepa(r: ImageJepaRecipe, images: ImageSet, hooks
   for (let step = 0; step < r.steps; step++) {
     const t0 = performance.now();
     const ids = stepImages(r, images.n, step);
-    const pixels = imageViewBatch(images, ids, r.V, r.views, Rng.seeded(r.seed, 'image-views', step));
-    let parts = { loss: NaN, inv: NaN, sigreg: NaN };
-    const { grads } = tf.variableGrads(() => {
-      const l = imageJepaLoss(r, params, pixels, r.batch, step);
-      parts = { loss: l.loss.dataSync()[0], inv: l.inv.dataSync()[0], sigreg: l.sigreg.dataSync()[0] };
-      return l.loss;
-    }, [...params.values()]);
-    const byName: Record<string, tf.Tensor> = {};
-    for (const [k, v] of params) byName[k] = grads[v.name];
-    const gradNorm = clipGradients(byName, r.clip);
-    if (!Number.isFinite(parts.loss) || !Number.isFinite(gradNorm)) throw new Error(`image JEPA diverged at step ${step}: loss ${parts.loss}, gradient norm ${gradNorm}`);
+    const pixels = imageViewBatch(images, ids, r.V, r.views, TrainRng.seeded(r.seed, 'image-views', step));
     const lr = lrAt(sched, step);
-    adamwStep(opt, params, byName, lr);
-    tf.dispose(Object.values(byName));
-    hooks.onStep?.({ step, ...parts, lr, gradNorm, seconds: (performance.now() - t0) / 1000 });
+    const { values, gradNorm, finite } = optimizerStep(opt, params, () => imageJepaLoss(r, params, pixels, r.batch, step), r.clip, lr);
+    if (!finite) throw new Error(`image JEPA diverged at step ${step}: loss ${values.loss}, gradient norm ${gradNorm}`);
+    hooks.onStep?.({ step, ...values, lr, gradNorm, seconds: (performance.now() - t0) / 1000 });
     await new Promise((res) => setImmediate(res));
   }
   tf.dispose([...opt.m.values(), ...opt.v.values()]);

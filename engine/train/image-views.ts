@@ -1,10 +1,10 @@
 // Views of one image for the image JEPA (DINOv2-style, deliberately "bad" in the paper's sense: they keep only what
 // survives cropping and photometric noise): random resized crop, optional horizontal flip, brightness/contrast
 // jitter, Gaussian pixel noise, then ImageNet mean/std, the normalisation the dinov2 preset feeds the exported model.
-// No hue jitter: captions name colours, so colour must stay an image feature (world-prototype.md §3.1).
+// No hue jitter: captions name colours, so colour must stay an image feature (docs/reference.md#world-encoder).
 // Hand-written (bilinear crop included) because the views must be bit-reproducible from the seeded stream.
 import { z } from 'zod';
-import type { Rng } from '../models';
+import type { TrainRng } from '../models';
 
 export const ViewRecipe = z.object({
   scale: z.tuple([z.number().gt(0).max(1), z.number().gt(0).max(1)]), // crop area fraction, U(lo, hi)
@@ -26,7 +26,7 @@ export type ImageSet = { n: number; side: number; data: Float32Array };
 // The random draws of one view, kept so tests and the view grid can report them.
 export type ViewDraw = { x0: number; y0: number; w: number; h: number; flip: boolean; brightness: number; contrast: number; noise: number };
 
-export function drawView(rng: Rng, side: number, r: ViewRecipe): ViewDraw {
+export function drawView(rng: TrainRng, side: number, r: ViewRecipe): ViewDraw {
   const S = side;
   const area = (r.scale[0] + (r.scale[1] - r.scale[0]) * rng.uniform()) * S * S;
   const logR = Math.log(r.ratio[0]) + (Math.log(r.ratio[1]) - Math.log(r.ratio[0])) * rng.uniform();
@@ -43,7 +43,7 @@ export function drawView(rng: Rng, side: number, r: ViewRecipe): ViewDraw {
 
 // Renders view `d` of image i of `src` into out[offset .. offset + 3S²): CHW, normalised (or in [0, 1] when raw).
 // Bilinear sampling at pixel centres (torch's align_corners=False), edges clamped.
-export function renderView(src: ImageSet, i: number, d: ViewDraw, rng: Rng, out: Float32Array, offset: number, raw = false): void {
+export function renderView(src: ImageSet, i: number, d: ViewDraw, rng: TrainRng, out: Float32Array, offset: number, raw = false): void {
   const S = src.side, plane = S * S, img = src.data.subarray(i * 3 * plane, (i + 1) * 3 * plane);
   const sx = d.w / S, sy = d.h / S;
   let grey = 0;
@@ -76,7 +76,7 @@ export function renderView(src: ImageSet, i: number, d: ViewDraw, rng: Rng, out:
 }
 
 // V views of each of the B images `ids`: [V·B, 3, S, S] in view-major order (row v·B + b), normalised.
-export function imageViewBatch(src: ImageSet, ids: ArrayLike<number>, V: number, r: ViewRecipe, rng: Rng): Float32Array {
+export function imageViewBatch(src: ImageSet, ids: ArrayLike<number>, V: number, r: ViewRecipe, rng: TrainRng): Float32Array {
   const B = ids.length, per = 3 * src.side * src.side;
   const out = new Float32Array(V * B * per);
   for (let b = 0; b < B; b++) for (let v = 0; v < V; v++) renderView(src, ids[b], drawView(rng, src.side, r), rng, out, (v * B + b) * per);

@@ -1,15 +1,16 @@
 // Training: LeJEPA (good/bad views) and NTP arms on the tfjs encoder, with checkpoints and per-epoch embeddings.
 export { train, buildModel, type TrainHooks, type TrainOutcome, type TrainSetup, type EpochEmbeddings, type EpochSummary, type StepValues } from './loop';
 export { initBackend, backendInfo, registerSegmentSum, BACKENDS, type BackendChoice, type BackendInfo } from './backend';
-export { sigreg, sigregOp, sigregStatistic, sigregGradient, sigregDirections, sigregWeights, SP_GRID, type SigregGrid } from './sigreg';
+export { sigreg, sigregOp, sigregGradient, sigregDirections } from './sigreg';
 export { invariance } from './invariance';
 export { ntpLoss } from './ntp';
 export { lrAt, createAdamW, adamwStep, clipGradients, type AdamW, type Schedule } from './optimizer';
 export { saveCheckpoint, loadCheckpoint, listCheckpoints, selectCheckpoint, readState, CheckpointState } from './checkpoint';
-export { readDataset, buildCorpus, type Corpus } from './corpus';
-export { drawBatch, viewBatch, textBatch, jepaLoss, textLoss, stepLoss, type Model, type Special, type JepaLoss } from './objective';
+export { buildCorpus, type Corpus } from './corpus';
+export type { JepaLoss } from './lejepa';
+export { drawBatch, viewBatch, textBatch, jepaLoss, textLoss, stepLoss, type Model, type Special } from './objective';
 export { embedSplit, embedCaptions, type SplitEmbeddings } from './embed';
-export { photoViews, type InspectedView } from './photo-views';
+export { photoViews, type DecodedView } from './photo-views';
 export { trainJob, type TrainJobContext } from './job';
 export { ImageJepaRecipe, initImageJepa, imageJepaLoss, stepImages, trainImageJepa, type ImageStep, type ImageJepaHooks } from './image-jepa';
 export { ViewRecipe, IMAGENET_MEAN, IMAGENET_STD, drawView, renderView, imageViewBatch, normalised, type ImageSet, type ViewDraw } from './image-views';

@@ -4,16 +4,18 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { isJepaArm, resolveLambda, type ResolvedLambda, type TrainConfig } from '../../shared/train';
+import { readDataset } from '../data';
 import { writeEmbeddings, writeNpyTensor } from '../embeddings';
 import { InputError } from '../errors';
-import { PRESETS, Rng, backboneParams, initEncoder, initProjector, type EncoderConfig } from '../models';
+import { PRESETS, TrainRng, backboneParams, initEncoder, initProjector, type EncoderConfig } from '../models';
 import { loadTokenizer, saveTokenizer, trainWordPiece, type Tokenizer } from '../text';
 import { initBackend, type BackendInfo } from './backend';
 import { listCheckpoints, loadCheckpoint, saveCheckpoint, selectCheckpoint } from './checkpoint';
-import { buildCorpus, readDataset, type Corpus } from './corpus';
+import { buildCorpus, type Corpus } from './corpus';
 import { embedSplit, type SplitEmbeddings } from './embed';
-import { drawBatch, stepLoss, type JepaLoss, type Model, type Special } from './objective';
-import { adamwStep, clipGradients, createAdamW, lrAt, type Schedule } from './optimizer';
+import type { JepaLoss } from './lejepa';
+import { drawBatch, stepLoss, type Model, type Special } from './objective';
+import { createAdamW, lrAt, optimizerStep, type Schedule } from './optimizer';
 
 export type EpochEmbeddings = { val: SplitEmbeddings | null; test: SplitEmbeddings | null };
 export type EpochSummary = { epoch: number; step: number; trainLoss: number; valLoss: number | null; seconds: number; samplesPerSec: number };
@@ -52,7 +54,7 @@ function tokenizerFor(c: TrainConfig, corpusTexts: () => string[], outDir: strin
 }
 
 export function buildModel(encoder: EncoderConfig, vocab: number, jepa: boolean, seed: number): Model {
-  const rng = Rng.seeded(seed, 'init');
+  const rng = TrainRng.seeded(seed, 'init');
   const params = initEncoder(encoder, vocab, rng);
   if (jepa) initProjector(encoder.projector, encoder.d, rng, params);
   return { cfg: encoder, params };
@@ -66,7 +68,7 @@ function validationLoss(m: Model, corpus: Corpus, c: TrainConfig, L: JepaLoss, s
   for (let s = 0; s < photos.length; s += c.batch) {
     const chunk = photos.subarray(s, Math.min(photos.length, s + c.batch));
     if (chunk.length < 2) break;
-    const rng = Rng.seeded(c.seed, 'val', s);
+    const rng = TrainRng.seeded(c.seed, 'val', s);
     const batch = drawBatch(corpus, chunk, c.arm, c.views, rng, sp, c.maxLen);
     // SIGReg's N follows the batch, so a short last chunk is weighted by its photos
     const v = tf.tidy(() => stepLoss(m, batch, L, 0x7fffffff - s, c.views.globals).loss.dataSync()[0]);
@@ -125,30 +127,19 @@ export async function train(config: TrainConfig, outDir: string, hooks: TrainHoo
 
   for (let epoch = startEpoch; epoch < c.epochs; epoch++) {
     const t0 = performance.now();
-    const order = Rng.seeded(c.seed, 'order', epoch).permutation(nTrain);
+    const order = TrainRng.seeded(c.seed, 'order', epoch).permutation(nTrain);
     let lossSum = 0;
     for (let i = 0; i < stepsPerEpoch; i++, step++) {
       if (hooks.signal?.aborted) return { status: 'cancelled', setup, epochs };
       const photos = Int32Array.from(order.subarray(i * c.batch, (i + 1) * c.batch), (j) => corpus.splits.train[j]);
-      const batch = drawBatch(corpus, photos, c.arm, c.views, Rng.seeded(c.seed, 'batch', step), sp, encoder.maxLen);
+      const batch = drawBatch(corpus, photos, c.arm, c.views, TrainRng.seeded(c.seed, 'batch', step), sp, encoder.maxLen);
       const lr = lrAt(sched, step);
-      let parts: { loss: number; inv?: number; sigreg?: number } = { loss: NaN };
-      const { grads } = tf.variableGrads(() => {
-        const p = stepLoss(model, batch, L, step, c.views.globals);
-        parts = { loss: p.loss.dataSync()[0], inv: p.inv?.dataSync()[0], sigreg: p.sigreg?.dataSync()[0] };
-        return p.loss;
-      }, [...model.params.values()]);
-      const byName: Record<string, tf.Tensor> = {};
-      for (const [k, v] of model.params) byName[k] = grads[v.name];
-      const gradNorm = clipGradients(byName, c.clip);
-      if (!Number.isFinite(parts.loss) || !Number.isFinite(gradNorm)) {
-        tf.dispose(Object.values(byName));
+      const { values: parts, gradNorm, finite } = optimizerStep(opt, model.params, () => stepLoss(model, batch, L, step, c.views.globals), c.clip, lr);
+      if (!finite) {
         const message = `loss ${parts.loss} / gradient norm ${gradNorm} at step ${step} (epoch ${epoch + 1}); kept the last good checkpoint (epoch ${epoch || 'none'})`;
         log(message);
         return { status: 'diverged', setup, epochs, message };
       }
-      adamwStep(opt, model.params, byName, lr);
-      tf.dispose(Object.values(byName));
       lossSum += parts.loss;
       if (step % c.metricEvery === 0 || i === stepsPerEpoch - 1) hooks.onStep?.(step, { ...parts, lr, gradNorm });
       hooks.progress?.(step + 1, totalSteps, `epoch ${epoch + 1}/${c.epochs}`);

@@ -1,4 +1,4 @@
-// Next-token prediction with tied embeddings (reference-spec §E): logits = H[:, :-1]·Eᵀ, cross-entropy on
+// Next-token prediction with tied embeddings (docs/reference.md#ntp-arm): logits = H[:, :-1]·Eᵀ, cross-entropy on
 // tokens[:, 1:] averaged over non-pad targets. Only positions with a target enter the [n, V] logits.
 import * as tf from '@tensorflow/tfjs';
 import { matMul2d, type TokenBatch } from '../models';

@@ -1,12 +1,11 @@
 // What one training step computes for each arm: the batch it draws and the loss it differentiates.
 import * as tf from '@tensorflow/tfjs';
 import type { Arm, ViewConfig } from '../../shared/train';
-import { encode, packBatch, pool, project, type EncoderConfig, type Params, type Rng, type TokenBatch } from '../models';
+import { encode, packBatch, pool, project, type EncoderConfig, type Params, type TrainRng, type TokenBatch } from '../models';
 import { makeViews, type SpecialIds } from '../text';
 import type { Corpus } from './corpus';
-import { invariance } from './invariance';
+import { lejepaLoss, type JepaLoss, type LossParts } from './lejepa';
 import { ntpLoss } from './ntp';
-import { sigreg, sigregDirections, type SigregGrid } from './sigreg';
 
 export type Model = { cfg: EncoderConfig; params: Params };
 
@@ -17,7 +16,7 @@ export type StepBatch = { kind: 'views'; views: ViewBatch } | { kind: 'text'; te
 
 export type Special = SpecialIds & { pad: number };
 
-export function viewBatch(corpus: Corpus, photos: ArrayLike<number>, arm: 'good' | 'bad', cfg: ViewConfig, rng: Rng, sp: Special): ViewBatch {
+export function viewBatch(corpus: Corpus, photos: ArrayLike<number>, arm: 'good' | 'bad', cfg: ViewConfig, rng: TrainRng, sp: Special): ViewBatch {
   const B = photos.length, V = cfg.globals + cfg.locals;
   const views = Array.from(photos, (p) => makeViews(rng, corpus.tokens[p], arm, cfg, sp));
   const seqs: number[][] = [];
@@ -25,8 +24,8 @@ export function viewBatch(corpus: Corpus, photos: ArrayLike<number>, arm: 'good'
   return { B, V, tokens: packBatch(seqs) };
 }
 
-// Bad views and NTP read one caption per photo per visit, drawn uniformly (reference-spec §A); pair-NTP two distinct ones.
-export function textBatch(corpus: Corpus, photos: ArrayLike<number>, pair: boolean, rng: Rng, sp: Special, maxLen: number): TokenBatch {
+// Bad views and NTP read one caption per photo per visit, drawn uniformly (docs/reference.md#splits); pair-NTP two distinct ones.
+export function textBatch(corpus: Corpus, photos: ArrayLike<number>, pair: boolean, rng: TrainRng, sp: Special, maxLen: number): TokenBatch {
   const seqs = Array.from(photos, (p) => {
     const caps = corpus.tokens[p];
     const i = rng.int(0, caps.length - 1);
@@ -40,14 +39,11 @@ export function textBatch(corpus: Corpus, photos: ArrayLike<number>, pair: boole
   return packBatch(seqs);
 }
 
-export function drawBatch(corpus: Corpus, photos: ArrayLike<number>, arm: Arm, cfg: ViewConfig, rng: Rng, sp: Special, maxLen: number): StepBatch {
+export function drawBatch(corpus: Corpus, photos: ArrayLike<number>, arm: Arm, cfg: ViewConfig, rng: TrainRng, sp: Special, maxLen: number): StepBatch {
   return arm === 'good' || arm === 'bad'
     ? { kind: 'views', views: viewBatch(corpus, photos, arm, cfg, rng, sp) }
     : { kind: 'text', text: textBatch(corpus, photos, arm === 'pair-ntp', rng, sp, maxLen) };
 }
-
-export type LossParts = { loss: tf.Scalar; inv?: tf.Scalar; sigreg?: tf.Scalar };
-export type JepaLoss = { variant: 'sp' | 'paper'; lamb: number; slices: number; grid: SigregGrid; worldSize: number };
 
 // Backbone pooled features of every view, [V·B, d] in view-major order.
 function pooledViews(m: Model, vb: ViewBatch): tf.Tensor2D {
@@ -55,23 +51,9 @@ function pooledViews(m: Model, vb: ViewBatch): tf.Tensor2D {
   return pool(hs[hs.length - 1], vb.tokens, m.cfg.pool);
 }
 
-// sp (stable-pretraining): inv(centre = globals) + λ·SIGReg over all V·B projections pooled.
-// paper (LeJEPA paper / MINIMAL.md): (1−λ)·inv(centre = all views) + λ·mean_v SIGReg(view v).
-export function jepaLoss(m: Model, vb: ViewBatch, L: JepaLoss, directionsKey: number, nGlobal: number): LossParts {
-  const P = project(m.cfg.projector, m.params, pooledViews(m, vb)); // [V·B, K]
-  const K = P.shape[1];
-  const A = tf.tensor2d(sigregDirections(K, L.slices, directionsKey), [K, L.slices]);
-  const P3 = P.reshape([vb.V, vb.B, K]) as tf.Tensor3D;
-  if (L.variant === 'sp') {
-    const inv = invariance(P3, nGlobal);
-    const sg = sigreg(P, A, L.grid, L.worldSize);
-    return { loss: tf.add(inv, tf.mul(sg, L.lamb)), inv, sigreg: sg };
-  }
-  const inv = invariance(P3, vb.V);
-  const per = tf.split(P, vb.V, 0).map((Pv) => sigreg(Pv as tf.Tensor2D, A, L.grid, L.worldSize));
-  const sg = tf.mean(tf.stack(per)) as tf.Scalar;
-  return { loss: tf.add(tf.mul(inv, 1 - L.lamb), tf.mul(sg, L.lamb)), inv, sigreg: sg };
-}
+// The views' projections under the LeJEPA loss; the sp variant centres on the nGlobal global views.
+export const jepaLoss = (m: Model, vb: ViewBatch, L: JepaLoss, directionsKey: number, nGlobal: number): LossParts =>
+  lejepaLoss(project(m.cfg.projector, m.params, pooledViews(m, vb)), vb.V, L, directionsKey, nGlobal);
 
 export function textLoss(m: Model, tb: TokenBatch): LossParts {
   const hs = encode(m.cfg, m.params, tb, true);

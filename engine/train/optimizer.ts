@@ -54,3 +54,24 @@ export function adamwStep(opt: AdamW, params: Params, grads: Record<string, tf.T
     }
   });
 }
+
+type Parts = { loss: tf.Scalar; [part: string]: tf.Scalar | undefined };
+export type StepResult<P extends Parts> = { values: { [K in keyof P]: number }; gradNorm: number; finite: boolean };
+
+// One training step, the same for the text arms and the image JEPA: the gradient of loss() for every parameter,
+// global-norm clipping, AdamW at lr. A non-finite loss or gradient norm leaves the parameters as they were.
+export function optimizerStep<P extends Parts>(opt: AdamW, params: Params, loss: () => P, clip: number | null, lr: number): StepResult<P> {
+  let values = { loss: NaN } as StepResult<P>['values'];
+  const { grads } = tf.variableGrads(() => {
+    const p = loss();
+    values = Object.fromEntries(Object.entries(p).flatMap(([k, t]) => (t ? [[k, t.dataSync()[0]]] : []))) as StepResult<P>['values'];
+    return p.loss;
+  }, [...params.values()]);
+  const byName: Record<string, tf.Tensor> = {};
+  for (const [k, v] of params) byName[k] = grads[v.name];
+  const gradNorm = clipGradients(byName, clip);
+  const finite = Number.isFinite(values.loss) && Number.isFinite(gradNorm);
+  if (finite) adamwStep(opt, params, byName, lr);
+  tf.dispose(Object.values(byName));
+  return { values, gradNorm, finite };
+}

@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { evaluate, polar, procrustes } from '../../engine/align';
 import { readNpy } from '../../engine/embeddings';
 import { type Mat, colMeans, gemm, gaussianMatrix, rngFrom, subRow, takeRows } from '../../engine/linalg';
-import { linearCka, mutualKnn, percentile, retrievalRanks, slicedEppsPulley, WEIGHTS } from '../../engine/metrics';
+import { linearCka, mutualKnn, percentile, retrievalRanks, sliceDirections, slicedEppsPulley, WEIGHTS } from '../../engine/metrics';
+import { sigregDirections } from '../../engine/train';
 
 const dir = join(import.meta.dirname, 'golden');
 const g = JSON.parse(readFileSync(join(dir, 'golden.json'), 'utf8'));
@@ -134,6 +135,18 @@ describe('sliced Epps-Pulley', () => {
   it('weights are the table of docs/reference.md#sigreg', () => {
     expect(maxAbsDiff(WEIGHTS, g.epps_pulley.weights)).toBeLessThan(1e-15);
     expect(WEIGHTS[1]).toBeCloseTo(0.36847, 5);
+  });
+  it('directions have unit columns and follow their seed, in float64 for the report and float32 for training', () => {
+    const unit = (A: ArrayLike<number>, K: number, M: number) =>
+      Array.from({ length: M }, (_, m) => Math.hypot(...Array.from({ length: K }, (_, k) => A[k * M + m])));
+    const a = sliceDirections(16, 64, 3);
+    expect(a.data).toBeInstanceOf(Float64Array);
+    expect(Math.max(...unit(a.data, 16, 64).map((x) => Math.abs(x - 1)))).toBeLessThan(1e-12);
+    expect(sliceDirections(16, 64, 3).data).toEqual(a.data);
+    expect(sliceDirections(16, 64, 4).data).not.toEqual(a.data);
+    const t = sigregDirections(16, 64, 3);
+    expect(t).toBeInstanceOf(Float32Array);
+    expect(Math.max(...unit(t, 16, 64).map((x) => Math.abs(x - 1)))).toBeLessThan(1e-6);
   });
   it.each(['gauss', 'collapsed', 'half', 'double'])('%s input matches numpy to 1e-9 relative', async (name) => {
     const ref = g.epps_pulley[name];

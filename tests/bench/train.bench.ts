@@ -10,11 +10,11 @@ import { pathToFileURL } from 'node:url';
 import * as tf from '@tensorflow/tfjs';
 import { z } from 'zod';
 import { captionScene, drawScenes, NUISANCE } from '../../engine/data';
-import { PRESETS, Rng, attentionBackward, attentionForward, backboneParams, encode, type EncoderConfig, type TokenBatch } from '../../engine/models';
+import { PRESETS, TrainRng, attentionBackward, attentionForward, backboneParams, encode, type EncoderConfig, type TokenBatch } from '../../engine/models';
 import { trainWordPiece } from '../../engine/text';
+import { SP_GRID, eppsPulleyMoments } from '../../engine/metrics';
 import {
-  SP_GRID, adamwStep, buildCorpus, buildModel, clipGradients, createAdamW, drawBatch, initBackend, sigregDirections, sigregGradient,
-  sigregStatistic, stepLoss, type AdamW, type Corpus, type JepaLoss, type Model, type Special,
+  adamwStep, buildCorpus, buildModel, clipGradients, createAdamW, drawBatch, initBackend, sigregDirections, sigregGradient, stepLoss, type AdamW, type Corpus, type JepaLoss, type Model, type Special,
 } from '../../engine/train';
 import type { Dataset } from '../../shared/dataset';
 import { ViewConfig, type Arm } from '../../shared/train';
@@ -116,7 +116,7 @@ async function runArm(spec: ArmSpec): Promise<Record<string, unknown>> {
   const L: JepaLoss = { variant: 'sp', lamb: LAMBDA, slices: SLICES, grid: SP_GRID, worldSize: 1 };
   const model = buildModel(encoder, cf.vocab, jepa, SEED);
   const opt = createAdamW(model.params, WEIGHT_DECAY);
-  const order = Rng.seeded(SEED, 'order', 0).permutation(all.length);
+  const order = TrainRng.seeded(SEED, 'order', 0).permutation(all.length);
 
   // The twin's inputs: initial weights (in Map order), every step's sequences and SIGReg directions.
   const names = [...model.params.keys()];
@@ -129,7 +129,7 @@ async function runArm(spec: ArmSpec): Promise<Record<string, unknown>> {
   const rows: StepRow[] = [];
   const draw = (step: number) => {
     const photos = order.subarray(step * spec.batch, (step + 1) * spec.batch);
-    return drawBatch(corpus, photos, spec.arm as Arm, views, Rng.seeded(SEED, 'batch', step), cf.special, encoder.maxLen);
+    return drawBatch(corpus, photos, spec.arm as Arm, views, TrainRng.seeded(SEED, 'batch', step), cf.special, encoder.maxLen);
   };
   for (let step = 0; step < spec.steps; step++) {
     let batch!: StepBatch;
@@ -200,7 +200,7 @@ async function profileStep(model: Model, batch: StepBatch, L: JepaLoss, step: nu
   const forwardMs = time(() => tf.tidy(() => void stepLoss(model, batch, L, step, nGlobal).loss.dataSync()));
   const encodeMs = time(() => tf.tidy(() => void encode(c, model.params, tb, !jepa).at(-1)!.dataSync()));
   // plain-JS kernels on random inputs of this step's shapes
-  const rng = Rng.seeded(1, 'profile');
+  const rng = TrainRng.seeded(1, 'profile');
   const qkv = Float32Array.from({ length: tb.N * 3 * c.d }, () => rng.normal() * 0.5);
   const shape = { N: tb.N, d: c.d, heads: c.heads, offsets: tb.offsets, lengths: tb.lengths, causal: !jepa };
   let probs!: Float32Array;
@@ -211,8 +211,8 @@ async function profileStep(model: Model, batch: StepBatch, L: JepaLoss, step: nu
   if (jepa) {
     const R = tb.rows;
     const z = Float32Array.from({ length: R * SLICES }, () => rng.normal());
-    let mom!: ReturnType<typeof sigregStatistic>;
-    js.sigregStatistic = round(time(() => (mom = sigregStatistic(z, R, SLICES, SP_GRID, 1))));
+    let mom!: ReturnType<typeof eppsPulleyMoments>;
+    js.sigregStatistic = round(time(() => (mom = eppsPulleyMoments(z, R, SLICES, SP_GRID, 1))));
     js.sigregGradient = round(time(() => sigregGradient(z, R, SLICES, SP_GRID, 1, mom)));
     js.sigregDirections = round(time(() => sigregDirections(K, SLICES, step)));
   }

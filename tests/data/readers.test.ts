@@ -114,6 +114,9 @@ describe('dataset folder and format detection', () => {
     expect(readFileSync(join(tmp, 'layout', 'dataset.json'), 'utf8').split('\n')).toHaveLength(ds.images.length + 3);
     expect(inputError(() => readDataset(join(FIX, 'layout-bad-syntax')))).toMatch(/layout-bad-syntax\/dataset\.json: invalid JSON at line 3/);
     expect(inputError(() => readDataset(join(FIX, 'layout-bad-schema')))).toMatch(/dataset\.json: images\[1\]\.split: .*; images\[1\]\.captions: /);
+    const im1 = ds.images[1];
+    writeDataset(join(tmp, 'layout-eval'), { ...ds, images: ds.images.map((im) => (im === im1 ? { ...im, evalCaption: im.captions.length } : im)) });
+    expect(inputError(() => readDataset(join(tmp, 'layout-eval')))).toMatch(new RegExp(`dataset\\.json: image ${im1.id} has evalCaption ${im1.captions.length} but ${im1.captions.length} captions`));
   });
   it('openDataset finds each format from a folder or a file; inspect reports a captions-only dataset without crashing', () => {
     expect(openDataset(join(FIX, 'karpathy')).format).toBe('karpathy');

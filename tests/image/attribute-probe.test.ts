@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateWorld } from '../../engine/data/world';
-import { Rng } from '../../engine/models/rng';
+import { TrainRng } from '../../engine/models/rng';
 import { type ProbeResult, attributeLabel, listImages, pixelFeatures, probeAttributes } from '../../engine/image';
 
 const world = generateWorld(join(mkdtempSync(join(tmpdir(), 'prh-probe-')), 'w'), { splits: { train: 400, val: 100, test: 150 }, imageSize: 32, seed: 3 });
@@ -29,7 +29,7 @@ describe('linear probes of world attributes', () => {
   });
 
   it('features without information score near chance (no label leaks into the probe)', () => {
-    const rng = Rng.seeded(0, 'noise');
+    const rng = TrainRng.seeded(0, 'noise');
     const noise = { rows: refs.length, dim: 64, data: Float32Array.from({ length: refs.length * 64 }, () => rng.normal()) };
     for (const r of probeAttributes(noise, refs.map((x) => x.id), world.dataset.images)) expect(r.accuracy, r.task).toBeLessThan(r.chance + 0.15);
   });

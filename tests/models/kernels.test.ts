@@ -2,10 +2,11 @@
 // the attention and SIGReg gradients, the wasm gather-gradient (UnsortedSegmentSum) kernel against a plain sum, and the wasm row-gather (GatherV2) override.
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { Rng, attentionBackward, attentionForward, attentionJs, attentionTf, packBatch, type AttentionShape } from '../../engine/models';
-import { initBackend, sigregGradient, sigregStatistic, SP_GRID } from '../../engine/train';
+import { TrainRng, attentionBackward, attentionForward, attentionJs, attentionTf, packBatch, type AttentionShape } from '../../engine/models';
+import { eppsPulleyMoments, SP_GRID } from '../../engine/metrics';
+import { initBackend, sigregGradient } from '../../engine/train';
 
-const rand = (n: number, rng: Rng, s = 1) => Float32Array.from({ length: n }, () => rng.normal() * s);
+const rand = (n: number, rng: TrainRng, s = 1) => Float32Array.from({ length: n }, () => rng.normal() * s);
 const maxAbs = (a: ArrayLike<number>, b: ArrayLike<number>) => Array.from(a).reduce((m, x, i) => Math.max(m, Math.abs(x - b[i])), 0);
 
 beforeAll(async () => {
@@ -16,7 +17,7 @@ describe('attention kernel', () => {
   const batch = packBatch([[1, 2, 3, 4, 5], [1, 2], [3, 3, 3, 3, 3, 3, 3], [7]]);
   for (const causal of [false, true])
     it(`JS kernel == tf ops, forward and gradient (${causal ? 'causal' : 'bidirectional'})`, () => {
-      const rng = Rng.seeded(1, 'att', Number(causal));
+      const rng = TrainRng.seeded(1, 'att', Number(causal));
       const qkv = tf.tensor2d(rand(batch.N * 24, rng), [batch.N, 24]);
       const w = tf.tensor2d(rand(batch.N * 8, rng), [batch.N, 8]); // a random linear read-out makes the gradient non-trivial
       const f = (op: typeof attentionJs) => (x: tf.Tensor) => tf.sum(tf.mul(op(x as tf.Tensor2D, 2, batch.offsets, batch.lengths, causal), w));
@@ -24,7 +25,7 @@ describe('attention kernel', () => {
       expect(maxAbs(tf.grad(f(attentionJs))(qkv).dataSync(), tf.grad(f(attentionTf))(qkv).dataSync())).toBeLessThan(1e-5);
     });
   it('finite-difference gradient check (float64 central differences)', () => {
-    const rng = Rng.seeded(2, 'att-fd');
+    const rng = TrainRng.seeded(2, 'att-fd');
     const s: AttentionShape = { N: batch.N, d: 6, heads: 3, offsets: batch.offsets, lengths: batch.lengths, causal: true };
     const x = rand(batch.N * 18, rng);
     const w = rand(batch.N * 6, rng);
@@ -43,17 +44,17 @@ describe('attention kernel', () => {
 
 describe('SIGReg kernel', () => {
   it('finite-difference gradient check', () => {
-    const rng = Rng.seeded(3, 'sig-fd');
+    const rng = TrainRng.seeded(3, 'sig-fd');
     const N = 40, M = 6;
     const z = rand(N * M, rng, 1.3);
-    const mom = sigregStatistic(z, N, M, SP_GRID, 1);
+    const mom = eppsPulleyMoments(z, N, M, SP_GRID, 1);
     const g = sigregGradient(z, N, M, SP_GRID, 1, mom);
     const h = 1e-2;
     for (let i = 0; i < z.length; i += 5) {
       const zp = z.slice(), zm = z.slice();
       zp[i] += h;
       zm[i] -= h;
-      const fd = (sigregStatistic(zp, N, M, SP_GRID, 1).value - sigregStatistic(zm, N, M, SP_GRID, 1).value) / (2 * h);
+      const fd = (eppsPulleyMoments(zp, N, M, SP_GRID, 1).value - eppsPulleyMoments(zm, N, M, SP_GRID, 1).value) / (2 * h);
       expect(Math.abs(fd - g[i])).toBeLessThan(1e-3 * Math.max(1, Math.abs(g[i])));
     }
   });
@@ -70,13 +71,13 @@ describe('SIGReg kernel', () => {
       }
       return 4 * tot;
     })();
-    expect(sigregStatistic(z, 4, 1, SP_GRID, 1).value).toBeCloseTo(direct, 10);
+    expect(eppsPulleyMoments(z, 4, 1, SP_GRID, 1).value).toBeCloseTo(direct, 10);
   });
 });
 
 describe('gather gradient on wasm (UnsortedSegmentSum)', () => {
   it('embedding gradient equals the scatter-add of the upstream rows, and is finite-difference exact', () => {
-    const rng = Rng.seeded(4, 'uss');
+    const rng = TrainRng.seeded(4, 'uss');
     const E = tf.tensor2d(rand(7 * 3, rng), [7, 3]);
     const ids = [1, 4, 1, 6, 0, 1];
     const up = rand(ids.length * 3, rng);
@@ -91,7 +92,7 @@ describe('gather gradient on wasm (UnsortedSegmentSum)', () => {
 
 describe('row gather on wasm (GatherV2 override)', () => {
   it('axis-0 gathers copy the indexed rows (2-D, 3-D, 1-D); other axes and int32 data go to the stock kernel', () => {
-    const rng = Rng.seeded(5, 'gather');
+    const rng = TrainRng.seeded(5, 'gather');
     const x = rand(6 * 4 * 2, rng);
     const ids = [5, 0, 5, 2, 3];
     const rows = (inner: number) => Float32Array.from(ids.flatMap((r) => Array.from(x.subarray(r * inner, (r + 1) * inner))));

@@ -1,17 +1,17 @@
 // Statistics of the JEPA views (docs/reference.md#views) and the WordPiece tokenizer.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Rng } from '../../engine/models';
-import { DEFAULT_VIEWS, encodeText, loadTokenizer, makeViews, saveTokenizer, trainWordPiece } from '../../engine/text';
+import { TrainRng } from '../../engine/models';
+import { DEFAULT_VIEWS, captionIds, encodeText, loadTokenizer, makeViews, saveTokenizer, trainWordPiece } from '../../engine/text';
 import { photoViews } from '../../engine/train';
 
 const sp = { cls: 2, sep: 3, mask: 4 };
 const captions = Array.from({ length: 5 }, (_, c) => Array.from({ length: 20 }, (_, i) => 100 + c * 100 + i)); // caption c holds ids c00..c19
 
 describe('views', () => {
-  const rng = Rng.seeded(7, 'views-test');
+  const rng = TrainRng.seeded(7, 'views-test');
   const draws = Array.from({ length: 3000 }, () => ({ good: makeViews(rng, captions, 'good', DEFAULT_VIEWS, sp), bad: makeViews(rng, captions, 'bad', DEFAULT_VIEWS, sp) }));
   it('8 views, 2 global first with 50-100% spans, 6 local with 15-50%', () => {
     for (const { good, bad } of draws.slice(0, 500))
@@ -81,5 +81,15 @@ describe('WordPiece tokenizer', () => {
     const back = loadTokenizer(join(dir, 'tokenizer.json'));
     expect(back.vocab).toEqual(tk.vocab);
     expect(encodeText(back, 'zebra circles')).toEqual(encodeText(tk, 'zebra circles'));
+    writeFileSync(join(dir, 'bpe.json'), JSON.stringify({ model: { type: 'BPE', vocab: {} } }));
+    expect(() => loadTokenizer(join(dir, 'bpe.json'))).toThrow(/bpe\.json: not a Hugging Face tokenizer\.json with a WordPiece model: model\.type: /);
+  });
+  it('captionIds leaves room for [CLS] and [SEP] and is never empty', () => {
+    const tk = trainWordPiece(texts, 120, 1);
+    const all = encodeText(tk, 'a red circle and a green star');
+    expect(captionIds(tk, 'a red circle and a green star', 5)).toEqual(all.slice(0, 3));
+    expect(captionIds(tk, 'a red circle and a green star', 64)).toEqual(all);
+    expect(captionIds(tk, '!?', 64)).toEqual(encodeText(tk, '!?'));
+    expect(captionIds(tk, '\u0301\u0301', 64)).toEqual([tk.unk]); // only combining accents: stripped to nothing
   });
 });

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { Rng, clusteredWorld, crossMoment, pairLoss, prop1, tiedWorld, uniformWorld, whitenedOptimum } from '../../engine/theory';
+import { TheoryRng, clusteredWorld, crossMoment, pairLoss, prop1, tiedWorld, uniformWorld, whitenedOptimum } from '../../engine/theory';
 import { InputError } from '../../engine/errors';
 
 describe('Prop 1: whitened squared loss = Laplacian eigenmaps', () => {
   it('loss computed over the joint equals 2(k - sum mu_i), and f is whitened', () => {
-    for (const [i, world] of [uniformWorld(Rng.stream(0, 0), 20), clusteredWorld(Rng.stream(0, 1), 20, 4, 0.8)].entries()) {
+    for (const [i, world] of [uniformWorld(TheoryRng.stream(0, 0), 20), clusteredWorld(TheoryRng.stream(0, 1), 20, 4, 0.8)].entries()) {
       for (const k of [1, 3, 7, 19]) {
         const res = prop1(world, k);
         expect(Math.abs(res.loss - res.lossFormula), `world ${i} k ${k}`).toBeLessThan(1e-12);
@@ -18,7 +18,7 @@ describe('Prop 1: whitened squared loss = Laplacian eigenmaps', () => {
   });
 
   it('swapping an optimal direction for a lower one costs exactly 2(mu_i - mu_j)', () => {
-    const world = uniformWorld(Rng.stream(2), 12);
+    const world = uniformWorld(TheoryRng.stream(2), 12);
     const k = 3;
     const opt = whitenedOptimum(world, k);
     const mu = opt.spectrum.values;
@@ -30,7 +30,7 @@ describe('Prop 1: whitened squared loss = Laplacian eigenmaps', () => {
   });
 
   it('reports the gap and uniqueness; with no gap the optimum is flagged not unique but the loss identity holds', () => {
-    const base = uniformWorld(Rng.stream(4), 15);
+    const base = uniformWorld(TheoryRng.stream(4), 15);
     const withGap = prop1(base, 3);
     expect(withGap.unique).toBe(true);
     expect(withGap.gap).toBeGreaterThan(1e-4);
@@ -45,7 +45,7 @@ describe('Prop 1: whitened squared loss = Laplacian eigenmaps', () => {
   });
 
   it('k = n - 1 is the last valid width; k >= n and k < 1 are input errors', () => {
-    const world = uniformWorld(Rng.stream(6), 6);
+    const world = uniformWorld(TheoryRng.stream(6), 6);
     const full = prop1(world, 5);
     expect(full.gap).toBeNull();
     expect(full.unique).toBe(true);

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { Matrix } from 'ml-matrix';
-import { Rng, prop2Demo, randomOrthogonal } from '../../engine/theory';
+import { TheoryRng, prop2Demo, randomOrthogonal } from '../../engine/theory';
 
 describe('Prop 2: moments vs pairs', () => {
   it('random orthogonal matrices are orthogonal', () => {
-    const Q = randomOrthogonal(Rng.stream(1), 5);
+    const Q = randomOrthogonal(TheoryRng.stream(1), 5);
     expect(Q.transpose().mmul(Q).sub(Matrix.eye(5)).abs().max()).toBeLessThan(1e-14);
   });
 

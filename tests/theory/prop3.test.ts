@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { Rng, nuisanceFrom, prepareProp3, prop3Directions, prop3Point, rhoGrid, uniformNuisance, uniformWorld, clusteredWorld } from '../../engine/theory';
+import { TheoryRng, nuisanceFrom, prepareProp3, prop3Directions, prop3Point, rhoGrid, uniformNuisance, uniformWorld, clusteredWorld } from '../../engine/theory';
 import { InputError } from '../../engine/errors';
 
-const world30 = uniformWorld(Rng.stream(0, 0), 30);
+const world30 = uniformWorld(TheoryRng.stream(0, 0), 30);
 const prep30 = prepareProp3(world30, uniformNuisance(6), 4);
 
 describe('Prop 3: good vs bad views', () => {
   it('good views (rho = 0) recover the world optimum: error ~ 0, r = 0', () => {
-    for (const world of [world30, clusteredWorld(Rng.stream(0, 1), 30, 5, 0.8)]) {
+    for (const world of [world30, clusteredWorld(TheoryRng.stream(0, 1), 30, 5, 0.8)]) {
       const p = prop3Point(prepareProp3(world, uniformNuisance(6), 4), 0);
       expect(p.r).toBe(0);
       expect(Math.abs(p.error)).toBeLessThan(1e-12);
@@ -35,7 +35,7 @@ describe('Prop 3: good vs bad views', () => {
   });
 
   it('the Kronecker path matches the brute-force joint EVD on a small world', () => {
-    const world = uniformWorld(Rng.stream(9), 8);
+    const world = uniformWorld(TheoryRng.stream(9), 8);
     for (const [nuisance, k] of [
       [uniformNuisance(3), 2],
       [nuisanceFrom(Float64Array.from([0.1, 0.2, 0.3, 0.4])), 3],
@@ -59,7 +59,7 @@ describe('Prop 3: good vs bad views', () => {
   });
 
   it('with m - 1 < k the tie at rho = 1 keeps the world-only direction before mixed ones', () => {
-    const world = uniformWorld(Rng.stream(11), 10);
+    const world = uniformWorld(TheoryRng.stream(11), 10);
     const prep = prepareProp3(world, uniformNuisance(3), 4);
     const p = prop3Point(prep, 1, 'joint');
     // 2 nuisance directions at 1, then alpha_1 (world-only) tied with alpha_1 * 1 (two mixed): pick world-only + one mixed.
@@ -73,6 +73,6 @@ describe('Prop 3: good vs bad views', () => {
     expect(() => prop3Point(prep30, 1.5)).toThrow(InputError);
     expect(() => uniformNuisance(1)).toThrow(InputError);
     expect(() => nuisanceFrom(Float64Array.from([0.5, 0.6]))).toThrow(/sums to/);
-    expect(() => prepareProp3(uniformWorld(Rng.stream(1), 5), uniformNuisance(3), 5)).toThrow(/at most n - 1 = 4/);
+    expect(() => prepareProp3(uniformWorld(TheoryRng.stream(1), 5), uniformNuisance(3), 5)).toThrow(/at most n - 1 = 4/);
   });
 });

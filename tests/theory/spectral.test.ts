@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Matrix, QrDecomposition } from 'ml-matrix';
-import { Rng, canonicalBasis, complementBasis, kernel, nontrivialSpectrum, topK, uniformWorld, worldFromJoint } from '../../engine/theory';
+import { TheoryRng, canonicalBasis, complementBasis, kernel, nontrivialSpectrum, topK, uniformWorld, worldFromJoint } from '../../engine/theory';
 
 const maxAbs = (A: Matrix) => A.abs().max();
 
@@ -20,7 +20,7 @@ describe('spectral core', () => {
     // Two disconnected blocks: mu_1 = 1 exactly (block indicator contrast), tied with the trivial eigenvalue.
     const n = 6;
     const W = new Float64Array(n * n);
-    const rng = Rng.stream(3);
+    const rng = TheoryRng.stream(3);
     for (let i = 0; i < n; i++) for (let j = 0; j <= i; j++) if (i < 3 === j < 3) W[i * n + j] = W[j * n + i] = 0.5 + rng.uniform();
     const total = W.reduce((a, x) => a + x, 0);
     const world = worldFromJoint(W.map((x) => x / total), n);
@@ -38,7 +38,7 @@ describe('spectral core', () => {
   });
 
   it('eigenpairs satisfy S g = mu g with values descending', () => {
-    const world = uniformWorld(Rng.stream(1), 15);
+    const world = uniformWorld(TheoryRng.stream(1), 15);
     const S = kernel(world);
     const spec = nontrivialSpectrum(S, world.pi.map(Math.sqrt));
     for (let i = 1; i < spec.values.length; i++) expect(spec.values[i]).toBeLessThanOrEqual(spec.values[i - 1]);
@@ -48,7 +48,7 @@ describe('spectral core', () => {
   });
 
   it('canonical basis depends only on the subspace, and signs its pivot entry positive', () => {
-    const rng = Rng.stream(5);
+    const rng = TheoryRng.stream(5);
     const B = new QrDecomposition(new Matrix(Array.from({ length: 7 }, () => [rng.normal(), rng.normal(), rng.normal()]))).orthogonalMatrix; // [7, 3]
     const Q = canonicalBasis(B);
     const t = 0.7;

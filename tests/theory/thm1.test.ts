@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Rng, randomRendering, solveModality, onStates, thm1Case, thm1Demo, uniformWorld, tiedWorld, rotationError } from '../../engine/theory';
+import { TheoryRng, randomRendering, solveModality, onStates, thm1Case, thm1Demo, uniformWorld, tiedWorld, rotationError } from '../../engine/theory';
 import { InputError } from '../../engine/errors';
 
 describe('Thm 1: injective renderings with the same positives agree up to one rotation', () => {
@@ -19,7 +19,7 @@ describe('Thm 1: injective renderings with the same positives agree up to one ro
   });
 
   it('each modality solves on its own observation labels (the renderings really differ)', () => {
-    const rng = Rng.stream(8);
+    const rng = TheoryRng.stream(8);
     const world = uniformWorld(rng, 10);
     const rA = randomRendering(rng, 10, 17);
     const rB = randomRendering(rng, 10, 23);
@@ -43,7 +43,7 @@ describe('Thm 1: injective renderings with the same positives agree up to one ro
   });
 
   it('a rotation within the tied eigenspace is also optimal and is not a global rotation of f_A', () => {
-    const rng = Rng.stream(12);
+    const rng = TheoryRng.stream(12);
     const world = tiedWorld(uniformWorld(rng, 12), 2);
     const rA = randomRendering(rng, 12, 15);
     const rB = randomRendering(rng, 12, 15);
@@ -57,7 +57,7 @@ describe('Thm 1: injective renderings with the same positives agree up to one ro
   });
 
   it('a rendering onto fewer observations than states is rejected', () => {
-    expect(() => randomRendering(Rng.stream(0), 10, 9)).toThrow(InputError);
+    expect(() => randomRendering(TheoryRng.stream(0), 10, 9)).toThrow(InputError);
     expect(() => thm1Demo({ n: 12, k: 3, observationsA: 11 })).toThrow(/injective rendering/);
     expect(() => thm1Demo({ n: 4, k: 3 })).toThrow(InputError); // no room for a tied mu_{k+1}
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Matrix } from 'ml-matrix';
-import { Rng, prepareProp3, prop3Directions, thm3Demo, thm3Floor, uniformNuisance, uniformWorld, whitenedOptimum } from '../../engine/theory';
+import { TheoryRng, prepareProp3, prop3Directions, thm3Demo, thm3Floor, uniformNuisance, uniformWorld, whitenedOptimum } from '../../engine/theory';
 import { InputError } from '../../engine/errors';
 
 describe('Thm 3 floor', () => {
@@ -23,7 +23,7 @@ describe('Thm 3 floor', () => {
   });
 
   it('the bad-view optimum at rho = 1 sits exactly on the floor: eta = 0, error = bound = 2k', () => {
-    const world = uniformWorld(Rng.stream(4), 10);
+    const world = uniformWorld(TheoryRng.stream(4), 10);
     const nuisance = uniformNuisance(5);
     const prep = prepareProp3(world, nuisance, 3);
     const Z = prop3Directions(prep, 1).vectors;
@@ -35,7 +35,7 @@ describe('Thm 3 floor', () => {
   });
 
   it('rejects an embedding that is not whitened', () => {
-    const world = uniformWorld(Rng.stream(4), 6);
+    const world = uniformWorld(TheoryRng.stream(4), 6);
     const nuisance = uniformNuisance(2);
     const f = Matrix.ones(12, 2);
     expect(() => thm3Floor(world, nuisance, f, whitenedOptimum(world, 2).f)).toThrow(InputError);

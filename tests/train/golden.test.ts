@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { packBatch, type EncoderConfig, type Params } from '../../engine/models';
-import { initBackend, invariance, jepaLoss, ntpLoss, sigreg, sigregWeights, SP_GRID, textLoss, type Model } from '../../engine/train';
+import { eppsPulleyWeights, SP_GRID } from '../../engine/metrics';
+import { initBackend, invariance, jepaLoss, ntpLoss, sigreg, textLoss, type Model } from '../../engine/train';
 import { encode, pool, project } from '../../engine/models';
 
 type Case = { name: string; N: number; K: number; M: number; X: number[]; A: number[]; value: number; grad: number[] };
@@ -34,7 +35,7 @@ beforeAll(async () => {
 
 describe('SIGReg vs PyTorch', () => {
   it('has the stable-pretraining weights and analytic constants', () => {
-    const { w, t } = sigregWeights(SP_GRID);
+    const { w, t } = eppsPulleyWeights(SP_GRID);
     expect(maxAbsDiff(w, G.sigregWeights)).toBeLessThan(1e-12);
     const gauss = w.reduce((s, wj, j) => s + wj * (1 - Math.exp(-(t[j] ** 2))), 0);
     expect(gauss).toBeCloseTo(1.052, 3);

@@ -3,7 +3,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Dataset } from '../../shared/dataset';
-import { Rng } from '../../engine/models';
+import { TrainRng } from '../../engine/models';
 
 const SHAPES = ['circle', 'square', 'triangle', 'star', 'cross', 'ring'];
 const COLOURS = ['red', 'green', 'blue', 'yellow', 'purple', 'orange'];
@@ -11,7 +11,7 @@ const PLACES = ['left', 'right', 'top', 'bottom', 'middle'];
 const NUISANCE = ['zork', 'blip', 'quux', 'flim', 'snor', 'vex', 'plam', 'trud'];
 
 export function tinyWorld(counts: { train: number; val: number; test: number }, seed = 0): Dataset {
-  const rng = Rng.seeded(seed, 'tiny-world');
+  const rng = TrainRng.seeded(seed, 'tiny-world');
   const pick = <T>(xs: readonly T[]) => xs[rng.int(0, xs.length - 1)];
   const images: Dataset['images'] = [];
   for (const split of ['train', 'val', 'test'] as const)

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { onnxParity, openImageEncoder, readWorldEncoderManifest } from '../../engine/image';
-import { Rng, exportVitOnnx, initVit, type ViTShape } from '../../engine/models';
+import { TrainRng, exportVitOnnx, initVit, type ViTShape } from '../../engine/models';
 import { initBackend } from '../../engine/train';
 
 const TINY: ViTShape = { imageSize: 16, patchSize: 4, hidden: 16, depth: 2, heads: 2, mlp: 32 };
@@ -17,9 +17,9 @@ beforeAll(async () => {
 
 describe('world encoder ViT: tfjs vs ONNX', () => {
   it('pooler_output and last_hidden_state agree to 1e-4 on a tiny ViT with every tensor perturbed', async () => {
-    const p = initVit(TINY, Rng.seeded(3, 'tiny'), 0.5);
+    const p = initVit(TINY, TrainRng.seeded(3, 'tiny'), 0.5);
     // LN gains/biases start at 1/0: perturb every tensor so a mis-wired norm, bias or head split shows
-    const rng = Rng.seeded(4, 'perturb');
+    const rng = TrainRng.seeded(4, 'perturb');
     for (const v of p.values()) v.assign(tf.add(v, tf.tensor(Float32Array.from({ length: v.size }, () => 0.3 * rng.normal()), v.shape)));
     const n = 3;
     const px = Float32Array.from({ length: n * 3 * 16 * 16 }, () => rng.normal());

@@ -6,7 +6,7 @@ import {
   SHAPE_WORDS, SIZE_WORDS, relationHolds, type Relation,
 } from './lexicon';
 import { drawNuisance, STYLES, type Nuisance } from './nuisance';
-import { Rng } from './rng';
+import { WorldRng } from './rng';
 import type { Scene } from './scene';
 
 // What each word of a caption stands for; `phrase` numbers the phrases naming one object (it may be named twice).
@@ -23,7 +23,7 @@ export type SceneCaptions = { captions: WorldCaption[]; evalCaption: number };
 export type CaptionKnobs = { diversity: boolean; nuisance: Nuisance };
 
 export const ANNOTATORS = 5;
-// Mention probabilities (prototype values); size varies by annotator.
+// Mention probabilities (prototype values, docs/reference.md#scenes-and-captions); size varies by annotator.
 const P_EXTRA_OBJECT = 0.85, P_COLOUR = 0.85, P_POSITION = 0.8, P_BACKGROUND = 0.8, P_RELATION = 0.5;
 const P_SIZE = [0.6, 0.7, 0.8, 0.65, 0.75];
 
@@ -36,7 +36,7 @@ class Annotator {
   constructor(
     readonly id: number,
     private readonly scene: Scene,
-    private readonly rng: Rng,
+    private readonly rng: WorldRng,
     private readonly diverse: boolean,
   ) {}
 
@@ -118,7 +118,7 @@ class Annotator {
   }
 }
 
-function withNuisance(words: Token[], nuisance: Nuisance, rng: Rng): { tokens: Token[]; style: number | null } {
+function withNuisance(words: Token[], nuisance: Nuisance, rng: WorldRng): { tokens: Token[]; style: number | null } {
   if (nuisance.tokens === 0) return { tokens: words, style: null };
   const style = rng.int(0, STYLES.length - 1);
   const inserts = drawNuisance(words.length, style, nuisance, rng);
@@ -133,12 +133,12 @@ function withNuisance(words: Token[], nuisance: Nuisance, rng: Rng): { tokens: T
 /** The captions of scene `index` of the world with this seed. Wording and nuisance draw from separate
  *  streams, so turning one knob leaves the other's draws unchanged. */
 export function captionScene(scene: Scene, seed: number, index: number, knobs: CaptionKnobs): SceneCaptions {
-  const order = new Rng(seed, 3, index);
+  const order = new WorldRng(seed, 3, index);
   const annotators = order.shuffled([...Array(ANNOTATORS).keys()]);
   const evalCaption = order.int(0, ANNOTATORS - 1);
   const captions = annotators.map((a, j) => {
-    const words = new Annotator(knobs.diversity ? a : 0, scene, new Rng(seed, 2, index, j), knobs.diversity).write();
-    const { tokens, style } = withNuisance(words, knobs.nuisance, new Rng(seed, 4, index, j));
+    const words = new Annotator(knobs.diversity ? a : 0, scene, new WorldRng(seed, 2, index, j), knobs.diversity).write();
+    const { tokens, style } = withNuisance(words, knobs.nuisance, new WorldRng(seed, 4, index, j));
     return { text: tokens.map((t) => t.word).join(' '), tokens, annotator: a, style };
   });
   return { captions, evalCaption };

@@ -1,6 +1,6 @@
 // Caption-specific nuisance: each caption draws one style and sprinkles n of its words through the text.
 // Independent across captions (own stream per caption), consistent inside one (probability c per token).
-import type { Rng } from './rng';
+import type { WorldRng } from './rng';
 
 // 16 styles x 6 words = 96 nuisance tokens, none of them a content or template word.
 export const STYLES: readonly (readonly string[])[] = [
@@ -42,11 +42,11 @@ export function drawNuisance(
   L: number,
   style: number,
   { tokens: n, consistency: c }: Nuisance,
-  rng: Rng,
+  rng: WorldRng,
 ): { gap: number; word: string }[] {
   const out: { gap: number; word: string }[] = [];
   for (let j = 0; j < n; j++) {
-    const gap = Math.min(L, Math.floor(((j + rng.float()) / n) * (L + 1)));
+    const gap = Math.min(L, Math.floor(((j + rng.uniform()) / n) * (L + 1)));
     const word = rng.chance(c) ? rng.pick(STYLES[style]) : rng.pick(NUISANCE_WORDS);
     out.push({ gap, word });
   }

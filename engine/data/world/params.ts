@@ -1,10 +1,10 @@
-// The world's knobs. Presets follow the prototype (shared/docs/world-prototype.md):
+// The world's knobs. Presets follow the prototype (docs/reference.md#world-presets):
 //   paper-like  diversity off + weak nuisance: graded good > bad (bad/good ~0.6 there), the default
 //   strong      diversity on + strong nuisance: bad and NTP collapse to chance, good stays well above
 //   null        diversity off + no nuisance: the 5 captions are identical, good = bad up to run noise
 import { z } from 'zod';
 import { InputError } from '../../errors';
-import { issuePath } from '../json-file';
+import { issuePath } from '../../json-file';
 import { NUISANCE, NUISANCE_LEVELS } from './nuisance';
 
 export const PRESETS = {

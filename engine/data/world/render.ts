@@ -3,7 +3,7 @@
 // (what a frozen image encoder must pick up), independent of the caption's nuisance.
 import { createCanvas, type Canvas, type SKRSContext2D } from '@napi-rs/canvas';
 import type { Background, Colour, Shape, Size } from './lexicon';
-import { Rng } from './rng';
+import { WorldRng } from './rng';
 import type { Scene } from './scene';
 
 type RGB = readonly [number, number, number];
@@ -70,22 +70,22 @@ const canvases = new Map<number, Canvas>();
 
 /** Scene `index` of the world with this seed as a `size` x `size` PNG. */
 export function renderScene(scene: Scene, size: number, seed: number, index: number): Buffer {
-  const rng = new Rng(seed, 5, index);
+  const rng = new WorldRng(seed, 5, index);
   let canvas = canvases.get(size);
   if (!canvas) canvases.set(size, (canvas = createCanvas(size, size)));
   const ctx = canvas.getContext('2d');
   const cell = size / 3;
-  const light = 1 + rng.uniform(-IMAGE_NUISANCE.brightness, IMAGE_NUISANCE.brightness);
+  const light = 1 + rng.between(-IMAGE_NUISANCE.brightness, IMAGE_NUISANCE.brightness);
   ctx.setTransform(1, 0, 0, 1, 0, 0);
   ctx.fillStyle = css(BACKGROUND_RGB[scene.background], light);
   ctx.fillRect(0, 0, size, size);
   for (const o of scene.objects) {
     const [row, col] = [Math.floor(o.cell / 3), o.cell % 3];
-    const x = (col + 0.5 + rng.uniform(-IMAGE_NUISANCE.shift, IMAGE_NUISANCE.shift)) * cell;
-    const y = (row + 0.5 + rng.uniform(-IMAGE_NUISANCE.shift, IMAGE_NUISANCE.shift)) * cell;
-    const r = SIZE_RADIUS[o.size] * cell * (1 + rng.uniform(-IMAGE_NUISANCE.scale, IMAGE_NUISANCE.scale));
+    const x = (col + 0.5 + rng.between(-IMAGE_NUISANCE.shift, IMAGE_NUISANCE.shift)) * cell;
+    const y = (row + 0.5 + rng.between(-IMAGE_NUISANCE.shift, IMAGE_NUISANCE.shift)) * cell;
+    const r = SIZE_RADIUS[o.size] * cell * (1 + rng.between(-IMAGE_NUISANCE.scale, IMAGE_NUISANCE.scale));
     ctx.setTransform(1, 0, 0, 1, x, y);
-    ctx.rotate(rng.uniform(-IMAGE_NUISANCE.rotation, IMAGE_NUISANCE.rotation));
+    ctx.rotate(rng.between(-IMAGE_NUISANCE.rotation, IMAGE_NUISANCE.rotation));
     ctx.beginPath();
     tracePath(ctx, o.shape, r);
     ctx.fillStyle = css(COLOUR_RGB[o.colour], light);

@@ -1,6 +1,6 @@
 // Scenes: 1-3 objects in distinct cells of a 3x3 grid on a background, drawn uniformly and never repeated.
 import { BACKGROUNDS, COLOURS, SHAPES, SIZES, type Background, type Colour, type Shape, type Size } from './lexicon';
-import { Rng } from './rng';
+import { WorldRng } from './rng';
 
 export type SceneObject = { shape: Shape; colour: Colour; size: Size; cell: number };
 // Objects are kept sorted by cell: the canonical order used when annotator diversity is off.
@@ -9,7 +9,7 @@ export type Scene = { background: Background; objects: SceneObject[] };
 export const sceneKey = (s: Scene): string =>
   [s.background, ...s.objects.map((o) => `${o.cell}:${o.shape}:${o.colour}:${o.size}`)].join('|');
 
-function drawScene(rng: Rng): Scene {
+function drawScene(rng: WorldRng): Scene {
   const count = rng.int(1, 3);
   const cells = rng.shuffled([0, 1, 2, 3, 4, 5, 6, 7, 8]).slice(0, count).sort((a, b) => a - b);
   return {
@@ -20,7 +20,7 @@ function drawScene(rng: Rng): Scene {
 
 /** The first `n` distinct scenes of the world with this seed; scene i does not depend on n. */
 export function drawScenes(seed: number, n: number): Scene[] {
-  const rng = new Rng(seed, 1);
+  const rng = new WorldRng(seed, 1);
   const seen = new Set<string>();
   const out: Scene[] = [];
   // ~4e9 distinct scenes exist but only 10,368 with one object, so worlds of many thousand scenes redraw some

@@ -4,7 +4,7 @@
 // tfjs all export through this one builder and then run through the same `dinov2` image path.
 import { z } from 'zod';
 import { InputError } from '../../errors';
-import { Rng } from '../rng';
+import { TrainRng } from '../rng';
 import { ElemType, GraphBuilder, valueInfo } from './graph-builder';
 
 export const VitConfig = z
@@ -68,7 +68,7 @@ export function vitWeightShapes(c: VitShape): Record<string, number[]> {
 export function randomVitWeights(c: VitShape, seed: number): VitWeights {
   const w: VitWeights = {};
   for (const [name, shape] of Object.entries(vitWeightShapes(c))) {
-    const rng = Rng.seeded(seed, name);
+    const rng = TrainRng.seeded(seed, name);
     const around = /norm\d?\.weight$|layernorm\.weight$|lambda1$/.test(name) ? 1 : 0;
     const sd = around ? 0.1 : name.endsWith('.bias') ? 0.05 : 0.02;
     w[name] = Float32Array.from({ length: shape.reduce((a, b) => a * b, 1) }, () => around + sd * rng.normal());

@@ -1,8 +1,9 @@
-// Reads a JSON file through a zod schema; every failure becomes an InputError naming the file and the
-// line:column (syntax) or the JSON path (schema: Karpathy and COCO files are one long line, so a path says more).
+// Reads JSON through a zod schema, the one way any folder reads a JSON file it did not just write: every failure
+// becomes an InputError naming the file and the line:column (syntax) or the JSON path (schema: Karpathy and COCO
+// files are one long line, so a path says more). `what` names the expected document in schema errors.
 import { readFileSync } from 'node:fs';
 import type { z } from 'zod';
-import { InputError } from '../errors';
+import { InputError } from './errors';
 
 export function readText(file: string): string {
   try {
@@ -15,7 +16,7 @@ export function readText(file: string): string {
 export const issuePath = (path: readonly PropertyKey[]): string =>
   path.map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i ? '.' : ''}${String(p)}`)).join('') || '(top level)';
 
-export function parseJson<S extends z.ZodType>(file: string, text: string, schema: S): z.infer<S> {
+export function parseJson<S extends z.ZodType>(file: string, text: string, schema: S, what?: string): z.infer<S> {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -23,19 +24,19 @@ export function parseJson<S extends z.ZodType>(file: string, text: string, schem
     const msg = (e as Error).message;
     const pos = errorOffset(msg, text);
     const at = text.trim() === '' ? ' (empty file)' : pos === null ? ' at end of file' : ` at ${lineColumn(text, pos)}`;
-    const what = msg.replace(/( in JSON)? at position \d+.*/, '').replace(/, (\.\.\.)?"[\s\S]*" is not valid JSON$/, '');
-    throw new InputError(`${file}: invalid JSON${at}: ${what}`);
+    const reason = msg.replace(/( in JSON)? at position \d+.*/, '').replace(/, (\.\.\.)?"[\s\S]*" is not valid JSON$/, '');
+    throw new InputError(`${file}: invalid JSON${at}: ${reason}`);
   }
   const r = schema.safeParse(raw);
   if (!r.success) {
     const issues = r.error.issues.slice(0, 3).map((i) => `${issuePath(i.path)}: ${i.message}`);
     const more = r.error.issues.length > 3 ? ` (and ${r.error.issues.length - 3} more)` : '';
-    throw new InputError(`${file}: ${issues.join('; ')}${more}`);
+    throw new InputError(`${file}: ${what ? `not ${what}: ` : ''}${issues.join('; ')}${more}`);
   }
   return r.data;
 }
 
-export const readJson = <S extends z.ZodType>(file: string, schema: S): z.infer<S> => parseJson(file, readText(file), schema);
+export const readJson = <S extends z.ZodType>(file: string, schema: S, what?: string): z.infer<S> => parseJson(file, readText(file), schema, what);
 
 // V8 (Node 20) gives either "at position N" or, for an unexpected token, the 10 characters either side of it
 // ("..." marking a cut); both are turned back into an offset.
