@@ -1,8 +1,10 @@
 // Orthogonal Procrustes across widths (prh/align.py): W = U V^T from the thin SVD of M = X^T Y, so
 // W^T W = I and W maximises tr(W^T X^T Y), i.e. minimises ||X W - Y||_F. Reflections are allowed.
 // Computed as the polar factor through the small side's Gram matrix (G = M^T M = V S^2 V^T, U = M V S^-1)
-// with a tuned symmetric EVD, ~3x faster than an SVD in JS; rank-deficient M (fewer pairs than the width)
-// keeps the exact part U_r V_r^T and completes U with a deterministic orthonormal basis (the map is not unique there).
+// with the GEMM-blocked symmetric EVD of ../linalg (eigenvectors only for the kept singular values).
+// Rank-deficient M (fewer pairs than the width) keeps the exact part U_r V_r^T and adds C(U_r) C(V_r)^T, where
+// C(.) is the Householder completion of an orthonormal frame: the map is not unique there, and this choice is a
+// deterministic function of the kept part, so 1e-15 noise in the inputs moves W by ~1e-15, not O(1).
 import { type Mat, completeBasis, gemm, symEig, transpose } from '../linalg';
 
 export type OrthoMap = {
@@ -20,31 +22,33 @@ export const freeParameters = (dImg: number, dTxt: number): number => {
   return p * q - (q * (q + 1)) / 2;
 };
 
+// [a | b] side by side: a: [m, i], b: [m, j] -> [m, i + j].
+function hcat(a: Mat, b: Mat): Mat {
+  const m = a.rows;
+  const c = a.cols + b.cols;
+  const out = new Float64Array(m * c);
+  for (let i = 0; i < m; i++) {
+    out.set(a.data.subarray(i * a.cols, (i + 1) * a.cols), i * c);
+    out.set(b.data.subarray(i * b.cols, (i + 1) * b.cols), i * c + a.cols);
+  }
+  return { rows: m, cols: c, data: out };
+}
+
 // Polar factor of a tall M: [p, q], p >= q -> [p, q] with orthonormal columns.
 async function polarTall(m: Mat): Promise<{ w: Mat; sv: number[] }> {
   const { rows: p, cols: q } = m;
-  const { w: lam, vt } = symEig(await gemm(m, m, true, false)); // ascending
-  const lmax = Math.max(lam[q - 1], 0);
-  const keep: number[] = [];
-  for (let j = q - 1; j >= 0; j--) if (lmax > 0 && lam[j] > lmax * RANK_TOL * RANK_TOL) keep.push(j);
-  const r = keep.length;
-  const kept = new Set(keep);
-  const order = [...keep, ...Array.from({ length: q }, (_, j) => q - 1 - j).filter((j) => !kept.has(j))];
-  const v = { rows: q, cols: q, data: new Float64Array(q * q) }; // rows = eigenvectors, kept first
-  order.forEach((j, row) => v.data.set(vt.data.subarray(j * q, (j + 1) * q), row * q));
-  const sv = keep.map((j) => Math.sqrt(lam[j]));
-  // U_r = M V_r S_r^-1: [p, r]
-  const vr = { rows: r, cols: q, data: v.data.subarray(0, r * q) };
-  const ur = r ? await gemm(m, vr, false, true) : { rows: p, cols: 0, data: new Float64Array(0) };
+  const keep = (lam: Float64Array) => {
+    const lmax = Math.max(lam[q - 1], 0);
+    return lmax > 0 ? lam.filter((l) => l > lmax * RANK_TOL * RANK_TOL).length : 0;
+  };
+  const { w: lam, v } = await symEig(await gemm(m, m, true), keep); // G = M^T M: [q, q]; v = V_r: [q, r], largest first
+  const r = v.cols;
+  const sv = Array.from({ length: r }, (_, j) => Math.sqrt(lam[q - 1 - j]));
+  const ur = await gemm(m, v); // U_r = M V_r S_r^-1: [p, r]
   for (let i = 0; i < p; i++) for (let c = 0; c < r; c++) ur.data[i * r + c] /= sv[c];
-  if (r === q) return { w: await gemm(ur, v), sv }; // full rank: W = U_r V_r^T
-  const uPerp = completeBasis(ur, q - r); // [p, q - r]
-  const u = { rows: p, cols: q, data: new Float64Array(p * q) };
-  for (let i = 0; i < p; i++) {
-    u.data.set(ur.data.subarray(i * r, (i + 1) * r), i * q);
-    u.data.set(uPerp.data.subarray(i * (q - r), (i + 1) * (q - r)), i * q + r);
-  }
-  return { w: await gemm(u, v), sv }; // W = [U_r U_perp] [V_r V_perp]^T
+  if (r === q) return { w: await gemm(ur, v, false, true), sv }; // full rank: W = U_r V_r^T
+  const [uc, vc] = [await completeBasis(ur, q - r), await completeBasis(v, q - r)]; // [p, q - r], [q, q - r]
+  return { w: await gemm(hcat(ur, uc), hcat(v, vc), false, true), sv }; // W = [U_r C_U] [V_r C_V]^T
 }
 
 // Polar factor of any M: [p, q] (wide M via its transpose).

@@ -1,50 +1,122 @@
-// Orthonormal completion by Householder QR: exact to rounding and deterministic (no random vectors),
-// O(m r k) when U has only r columns, which is the rank-deficient Procrustes case (few pairs, r < d).
+// Householder reflectors in blocks (LAPACK's compact WY, dlarft/dlarfb): H_j = I - tau_j v_j v_j^T, and a block of b
+// consecutive ones H_j0 ... H_j0+b-1 = I - V T V^T, so applying a product of reflectors to a matrix costs two
+// onnxruntime GEMMs per block. Used by the tridiagonalisation (sym-eig) and by the orthonormal completion below.
+import { gemm } from './gemm';
 import type { Mat } from './matrix';
 
-// U: [m, r] with orthonormal columns -> C: [m, k] orthonormal columns, orthogonal to U (k <= m - r).
-// C = columns r..r+k-1 of Q, where U = Q R is U's full Householder QR.
-export function completeBasis(u: Mat, k: number): Mat {
+// One block acting on rows r0.. of R^m. v: [m - r0, b], column i zero above row i and 1 at row i; t: [b, b] upper.
+export type ReflectorBlock = { r0: number; v: Mat; t: Float64Array };
+// Q = B_0 B_1 ... B_last (each B = I - V T V^T), an orthogonal [m, m] never formed.
+export type Reflectors = { m: number; blocks: ReflectorBlock[] };
+
+// T from V and tau (forward, columnwise): T_ii = tau_i, T[:i, i] = -tau_i T[:i, :i] (V^T V)[:i, i].
+export async function wyBlock(r0: number, v: Mat, tau: Float64Array): Promise<ReflectorBlock> {
+  const b = v.cols;
+  const s = (await gemm(v, v, true)).data; // V^T V: [b, b]
+  const t = new Float64Array(b * b);
+  for (let i = 0; i < b; i++) {
+    t[i * b + i] = tau[i];
+    for (let r = 0; r < i; r++) {
+      let acc = 0;
+      for (let c = r; c < i; c++) acc += t[r * b + c] * s[c * b + i];
+      t[r * b + i] = -tau[i] * acc;
+    }
+  }
+  return { r0, v, t };
+}
+
+// Q Z, or Q^T Z when trans. Z: [m, k] -> [m, k] (a new matrix).
+export async function applyQ(q: Reflectors, z: Mat, trans = false): Promise<Mat> {
+  if (z.rows !== q.m) throw new Error(`applyQ: Z has ${z.rows} rows, Q is ${q.m}x${q.m}`);
+  const k = z.cols;
+  const out = Float64Array.from(z.data);
+  // Q Z = B_0 (B_1 (... B_last Z)); Q^T Z = B_last^T (... (B_0^T Z)), B^T = I - V T^T V^T
+  const order = trans ? q.blocks : [...q.blocks].reverse();
+  for (const { r0, v, t } of order) {
+    const b = v.cols;
+    const zr = { rows: q.m - r0, cols: k, data: out.subarray(r0 * k) }; // rows r0.. of Z (a view)
+    const y = (await gemm(v, zr, true)).data; // V^T Z: [b, k]
+    triMulInPlace(t, b, y, k, trans); // T y or T^T y
+    const dz = (await gemm(v, { rows: b, cols: k, data: y })).data; // V (T y): [m - r0, k]
+    for (let i = 0; i < dz.length; i++) zr.data[i] -= dz[i];
+  }
+  return { rows: z.rows, cols: k, data: out };
+}
+
+// y <- T y (upper T: row i reads rows >= i, so ascending i) or T^T y (row i reads rows <= i: descending). y: [b, k].
+function triMulInPlace(t: Float64Array, b: number, y: Float64Array, k: number, trans: boolean): void {
+  const row = new Float64Array(k);
+  for (let s = 0; s < b; s++) {
+    const i = trans ? b - 1 - s : s;
+    row.fill(0);
+    const [lo, hi] = trans ? [0, i + 1] : [i, b];
+    for (let c = lo; c < hi; c++) {
+      const tic = trans ? t[c * b + i] : t[i * b + c];
+      if (tic !== 0) for (let j = 0; j < k; j++) row[j] += tic * y[c * k + j];
+    }
+    y.set(row, i * k);
+  }
+}
+
+// Householder QR of A: [m, r] (m >= r) as reflectors, in panels of nb columns: each panel is reduced in JS, the
+// columns right of it take the block's update by GEMM. The sign rule (beta = -sign(x0) |x|, +|x| when x0 = 0)
+// fixes Q uniquely, so everything built from it is deterministic.
+export async function householderQR(a: Mat, nb = 32): Promise<Reflectors> {
+  const { rows: m, cols: r } = a;
+  const blocks: ReflectorBlock[] = [];
+  const rest = Float64Array.from(a.data); // [m, r], columns right of the current panel kept up to date
+  for (let c0 = 0; c0 < r; c0 += nb) {
+    const b = Math.min(nb, r - c0);
+    const h = m - c0; // panel rows c0..m-1
+    const p = new Float64Array(h * b); // panel A[c0:, c0:c0+b], reduced in place to R above, V below
+    for (let i = 0; i < h; i++) p.set(rest.subarray((c0 + i) * r + c0, (c0 + i) * r + c0 + b), i * b);
+    const v = new Float64Array(h * b); // [h, b]
+    const tau = new Float64Array(b);
+    qrPanel(p, h, b, v, tau);
+    const block = await wyBlock(c0, { rows: h, cols: b, data: v }, tau);
+    blocks.push(block);
+    const nr = r - c0 - b; // columns right of the panel: A2 <- (I - V T^T V^T) A2
+    if (nr > 0) {
+      const a2 = new Float64Array(h * nr);
+      for (let i = 0; i < h; i++) a2.set(rest.subarray((c0 + i) * r + c0 + b, (c0 + i + 1) * r), i * nr);
+      const upd = await applyQ({ m: h, blocks: [{ ...block, r0: 0 }] }, { rows: h, cols: nr, data: a2 }, true);
+      for (let i = 0; i < h; i++) rest.set(upd.data.subarray(i * nr, (i + 1) * nr), (c0 + i) * r + c0 + b);
+    }
+  }
+  return { m, blocks };
+}
+
+// Unblocked Householder QR of a panel P: [h, b] (LAPACK dgeqr2): P -> R on and above the diagonal; v: [h, b] gets the
+// unit-diagonal reflector vectors, tau their scalings.
+function qrPanel(p: Float64Array, h: number, b: number, v: Float64Array, tau: Float64Array): void {
+  for (let j = 0; j < b; j++) {
+    let norm2 = 0;
+    for (let i = j; i < h; i++) norm2 += p[i * b + j] ** 2;
+    const x0 = p[j * b + j];
+    const beta = x0 > 0 ? -Math.sqrt(norm2) : Math.sqrt(norm2);
+    v[j * b + j] = 1;
+    if (norm2 === 0) continue; // zero column: H = I (tau = 0)
+    tau[j] = (beta - x0) / beta;
+    const scale = 1 / (x0 - beta);
+    for (let i = j + 1; i < h; i++) v[i * b + j] = p[i * b + j] * scale;
+    // panel columns right of j: P[j:, c] -= tau v (v^T P[j:, c])
+    for (let c = j + 1; c < b; c++) {
+      let dot = 0;
+      for (let i = j; i < h; i++) dot += v[i * b + j] * p[i * b + c];
+      dot *= tau[j];
+      for (let i = j; i < h; i++) p[i * b + c] -= dot * v[i * b + j];
+    }
+  }
+}
+
+// U: [m, r] with orthonormal columns -> C: [m, k] orthonormal columns, orthogonal to U (k <= m - r): columns r..r+k-1
+// of Q from U's Householder QR. Exact to rounding, deterministic (no random vectors) and unchanged when a column of U
+// flips sign; for the rank-deficient Procrustes case (few pairs, r < d).
+export async function completeBasis(u: Mat, k: number): Promise<Mat> {
   const { rows: m, cols: r } = u;
   if (k > m - r) throw new Error(`completeBasis: cannot add ${k} columns to ${r} in R^${m}`);
-  const a = Float64Array.from(u.data); // [m, r], reduced in place
-  const vs: Float64Array[] = []; // unit Householder vectors; v_j is zero above row j
-  for (let j = 0; j < r; j++) {
-    let norm = 0;
-    for (let i = j; i < m; i++) norm += a[i * r + j] ** 2;
-    norm = Math.sqrt(norm);
-    const v = new Float64Array(m);
-    const x0 = a[j * r + j];
-    const alpha = x0 > 0 ? -norm : norm;
-    for (let i = j; i < m; i++) v[i] = a[i * r + j];
-    v[j] -= alpha;
-    let vn = 0;
-    for (let i = j; i < m; i++) vn += v[i] * v[i];
-    vn = Math.sqrt(vn);
-    if (vn > 0) for (let i = j; i < m; i++) v[i] /= vn;
-    vs.push(v);
-    // A[j:, j:] -= 2 v (v^T A[j:, j:])
-    for (let c = j; c < r; c++) {
-      let dot = 0;
-      for (let i = j; i < m; i++) dot += v[i] * a[i * r + c];
-      for (let i = j; i < m; i++) a[i * r + c] -= 2 * dot * v[i];
-    }
-  }
-  // C = H_0 ... H_{r-1} [e_r ... e_{r+k-1}], applied right to left. C: [m, k] row-major.
-  const c = new Float64Array(m * k);
-  for (let i = 0; i < k; i++) c[(r + i) * k + i] = 1;
-  const w = new Float64Array(k);
-  for (let j = r - 1; j >= 0; j--) {
-    const v = vs[j];
-    w.fill(0);
-    for (let i = j; i < m; i++) {
-      const vi = v[i];
-      if (vi !== 0) for (let q = 0; q < k; q++) w[q] += vi * c[i * k + q];
-    }
-    for (let i = j; i < m; i++) {
-      const vi = 2 * v[i];
-      if (vi !== 0) for (let q = 0; q < k; q++) c[i * k + q] -= vi * w[q];
-    }
-  }
-  return { rows: m, cols: k, data: c };
+  const e = new Float64Array(m * k); // [m, k]: e_r ... e_{r+k-1}
+  for (let i = 0; i < k; i++) e[(r + i) * k + i] = 1;
+  if (r === 0) return { rows: m, cols: k, data: e };
+  return applyQ(await householderQR(u), { rows: m, cols: k, data: e });
 }

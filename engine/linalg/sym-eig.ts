@@ -1,110 +1,43 @@
-// Symmetric eigendecomposition A = V diag(w) V^T (Householder tridiagonalisation + implicit QL, JAMA's tred2/tql2).
-// Hand-ported from ml-matrix onto one flat Float64Array because ml-matrix's Matrix get/set calls cost ~2x here
-// (384x384: see tests/bench/align.bench.ts); no npm package offers LAPACK's dsyevd for Node.
+// Symmetric eigendecomposition A = V diag(w) V^T, LAPACK dsyevx-style: blocked Householder tridiagonalisation
+// (tridiagonal.ts, half its flops on onnxruntime's GEMM), all eigenvalues of T by implicit QL without vectors
+// (O(n^2)), eigenvectors of T only for the ones asked for by inverse iteration (dstein, O(n) each), and
+// V = Q Z by blocked reflectors on GEMM. Replaces JAMA's tred2/tql2, whose O(n^3) rotations ran in JS
+// (384x384: ~10x faster; see tests/bench/align.bench.ts). No npm package offers LAPACK's dsyevd for Node.
+import { uniformFloat64 } from 'pure-rand/distribution/uniformFloat64';
+import { applyQ } from './householder';
 import type { Mat } from './matrix';
+import { rngFrom } from './random';
+import { tridiagonalize } from './tridiagonal';
 
-// A: [n, n] symmetric. Returns ascending eigenvalues w: [n] and eigenvectors as the ROWS of vt: [n, n] (vt[j] = v_j).
-export function symEig(a: Mat): { w: Float64Array; vt: Mat } {
+const EPS = Number.EPSILON;
+
+// A: [n, n] symmetric. w: [n] all eigenvalues ascending; v: [n, k] unit eigenvectors of the k = keep(w) largest,
+// as columns, largest first (A v_j = w[n-1-j] v_j).
+export async function symEig(a: Mat, keep: (w: Float64Array) => number = (w) => w.length): Promise<{ w: Float64Array; v: Mat }> {
   const n = a.rows;
   if (a.cols !== n) throw new Error(`symEig: matrix is ${a.rows}x${a.cols}, not square`);
-  // V stored transposed (V[j*n + i] = logical V(i, j)) so the hot loops scan contiguous memory.
-  const V = new Float64Array(n * n);
-  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) V[j * n + i] = a.data[i * n + j];
-  const d = new Float64Array(n);
-  const e = new Float64Array(n);
-  tred2(n, e, d, V);
-  tql2(n, e, d, V);
-  return { w: d, vt: { rows: n, cols: n, data: V } };
+  const { d, e, q } = await tridiagonalize(a);
+  const w = tridiagonalEigenvalues(d, e);
+  const k = Math.max(0, Math.min(n, Math.floor(keep(w))));
+  const z = tridiagonalEigenvectors(d, e, w.subarray(n - k)); // [n, k], column j for w[n-k+j]
+  const zr = new Float64Array(n * k); // columns reversed: largest first
+  for (let i = 0; i < n; i++) for (let j = 0; j < k; j++) zr[i * k + j] = z[i * k + k - 1 - j];
+  return { w, v: k ? await applyQ(q, { rows: n, cols: k, data: zr }) : { rows: n, cols: 0, data: zr } };
 }
 
-function tred2(n: number, e: Float64Array, d: Float64Array, V: Float64Array): void {
-  for (let j = 0; j < n; j++) d[j] = V[j * n + n - 1];
-  for (let i = n - 1; i > 0; i--) {
-    let scale = 0;
-    let h = 0;
-    for (let k = 0; k < i; k++) scale += Math.abs(d[k]);
-    if (scale === 0) {
-      e[i] = d[i - 1];
-      for (let j = 0; j < i; j++) {
-        d[j] = V[j * n + i - 1];
-        V[j * n + i] = 0;
-        V[i * n + j] = 0;
-      }
-    } else {
-      for (let k = 0; k < i; k++) {
-        d[k] /= scale;
-        h += d[k] * d[k];
-      }
-      let f = d[i - 1];
-      let g = Math.sqrt(h);
-      if (f > 0) g = -g;
-      e[i] = scale * g;
-      h -= f * g;
-      d[i - 1] = f - g;
-      for (let j = 0; j < i; j++) e[j] = 0;
-      for (let j = 0; j < i; j++) {
-        f = d[j];
-        V[i * n + j] = f;
-        const row = j * n;
-        g = e[j] + V[row + j] * f;
-        for (let k = j + 1; k <= i - 1; k++) {
-          g += V[row + k] * d[k];
-          e[k] += V[row + k] * f;
-        }
-        e[j] = g;
-      }
-      f = 0;
-      for (let j = 0; j < i; j++) {
-        e[j] /= h;
-        f += e[j] * d[j];
-      }
-      const hh = f / (h + h);
-      for (let j = 0; j < i; j++) e[j] -= hh * d[j];
-      for (let j = 0; j < i; j++) {
-        f = d[j];
-        g = e[j];
-        const row = j * n;
-        for (let k = j; k <= i - 1; k++) V[row + k] -= f * e[k] + g * d[k];
-        d[j] = V[row + i - 1];
-        V[row + i] = 0;
-      }
-    }
-    d[i] = h;
-  }
-  for (let i = 0; i < n - 1; i++) {
-    V[i * n + n - 1] = V[i * n + i];
-    V[i * n + i] = 1;
-    const h = d[i + 1];
-    const next = (i + 1) * n;
-    if (h !== 0) {
-      for (let k = 0; k <= i; k++) d[k] = V[next + k] / h;
-      for (let j = 0; j <= i; j++) {
-        const row = j * n;
-        let g = 0;
-        for (let k = 0; k <= i; k++) g += V[next + k] * V[row + k];
-        for (let k = 0; k <= i; k++) V[row + k] -= g * d[k];
-      }
-    }
-    for (let k = 0; k <= i; k++) V[next + k] = 0;
-  }
-  for (let j = 0; j < n; j++) {
-    d[j] = V[j * n + n - 1];
-    V[j * n + n - 1] = 0;
-  }
-  V[(n - 1) * n + n - 1] = 1;
-  e[0] = 0;
-}
-
-function tql2(n: number, e: Float64Array, d: Float64Array, V: Float64Array): void {
-  for (let i = 1; i < n; i++) e[i - 1] = e[i];
-  e[n - 1] = 0;
+// Eigenvalues of tridiag(e, d, e) ascending, by implicit QL with Wilkinson-like shifts (EISPACK tql1, as JAMA's tql2
+// without the vectors). d: [n], e: [n - 1]; absolute accuracy ~eps ||T||.
+export function tridiagonalEigenvalues(d0: Float64Array, e0: Float64Array): Float64Array {
+  const n = d0.length;
+  const d = Float64Array.from(d0);
+  const e = new Float64Array(n); // e[i] = T[i, i+1], e[n-1] = 0
+  e.set(e0);
   let f = 0;
   let tst1 = 0;
-  const eps = Number.EPSILON;
   for (let l = 0; l < n; l++) {
     tst1 = Math.max(tst1, Math.abs(d[l]) + Math.abs(e[l]));
     let m = l;
-    while (m < n && Math.abs(e[m]) > eps * tst1) m++;
+    while (m < n && Math.abs(e[m]) > EPS * tst1) m++;
     if (m > l) {
       do {
         let g = d[l];
@@ -136,41 +69,125 @@ function tql2(n: number, e: Float64Array, d: Float64Array, V: Float64Array): voi
           c = p / r;
           p = c * d[i] - s * g;
           d[i + 1] = h + s * (c * g + s * d[i]);
-          // rotate eigenvector rows i and i+1 (contiguous)
-          const ri = i * n;
-          const rj = ri + n;
-          for (let k = 0; k < n; k++) {
-            const hk = V[rj + k];
-            const vk = V[ri + k];
-            V[rj + k] = s * vk + c * hk;
-            V[ri + k] = c * vk - s * hk;
-          }
         }
         p = (-s * s2 * c3 * el1 * e[l]) / dl1;
         e[l] = s * p;
         d[l] = c * p;
-      } while (Math.abs(e[l]) > eps * tst1);
+      } while (Math.abs(e[l]) > EPS * tst1);
     }
     d[l] += f;
     e[l] = 0;
   }
-  // selection sort ascending, swapping eigenvector rows
-  for (let i = 0; i < n - 1; i++) {
-    let k = i;
-    let p = d[i];
-    for (let j = i + 1; j < n; j++)
-      if (d[j] < p) {
-        k = j;
-        p = d[j];
-      }
-    if (k !== i) {
-      d[k] = d[i];
-      d[i] = p;
-      for (let j = 0; j < n; j++) {
-        const t = V[i * n + j];
-        V[i * n + j] = V[k * n + j];
-        V[k * n + j] = t;
+  return d.sort();
+}
+
+// Unit eigenvectors of tridiag(e, d, e) for the eigenvalues lam (ascending, each accurate to ~eps ||T||) by inverse
+// iteration, as LAPACK's dstein: LU with partial pivoting of T - lam_j I (tiny pivots perturbed to eps ||T||), a fixed
+// pseudo-random start, at least 3 solves, and re-orthogonalisation (modified Gram-Schmidt) against the eigenvectors of
+// eigenvalues closer than 1e-3 ||T||; farther ones come out orthogonal to ~1e-13 by themselves. O(n) per vector
+// outside such clusters. Returns Z: [n, k] row-major, column j for lam[j], its largest entry positive.
+export function tridiagonalEigenvectors(d: Float64Array, e: Float64Array, lam: ArrayLike<number>): Float64Array {
+  const n = d.length;
+  const k = lam.length;
+  const z = new Float64Array(n * k);
+  if (n === 1) {
+    z.fill(1);
+    return z;
+  }
+  let onenrm = 0; // ||T||_1
+  for (let i = 0; i < n; i++) onenrm = Math.max(onenrm, Math.abs(d[i]) + (i > 0 ? Math.abs(e[i - 1]) : 0) + (i < n - 1 ? Math.abs(e[i]) : 0));
+  const ortol = 1e-3 * onenrm;
+  const tiny = EPS * onenrm || Number.MIN_VALUE; // replaces zero pivots
+  const stop = Math.sqrt(0.1 / n); // dstein's DTPCRT: the scaled iterate's max entry once converged
+  const rng = rngFrom(1);
+  // LU of T - x I with row interchanges (LAPACK dgttrf): U = diag(u0) + super u1 + super-super u2; L multipliers ml
+  const u0 = new Float64Array(n);
+  const u1 = new Float64Array(n);
+  const u2 = new Float64Array(n);
+  const ml = new Float64Array(n);
+  const swap = new Uint8Array(n);
+  const x = new Float64Array(n);
+  const cols: Float64Array[] = []; // finished eigenvectors
+  let xPrev = -Infinity;
+  let first = 0; // index of the first eigenvalue within ortol of the current one
+  for (let j = 0; j < k; j++) {
+    let xj = lam[j];
+    const pertol = 10 * EPS * Math.abs(xj);
+    if (j > 0 && xj - xPrev < pertol) xj = xPrev + pertol; // equal eigenvalues: distinct shifts
+    xPrev = xj;
+    while (first < j && xj - lam[first] > ortol) first++;
+    for (let i = 0; i < n; i++) {
+      u0[i] = d[i] - xj;
+      u1[i] = i < n - 1 ? e[i] : 0;
+      u2[i] = 0;
+      ml[i] = i < n - 1 ? e[i] : 0;
+      swap[i] = 0;
+    }
+    for (let i = 0; i < n - 1; i++) {
+      if (Math.abs(u0[i]) >= Math.abs(ml[i])) {
+        if (u0[i] !== 0) {
+          const f = ml[i] / u0[i];
+          ml[i] = f;
+          u0[i + 1] -= f * u1[i];
+        }
+      } else {
+        const f = u0[i] / ml[i];
+        u0[i] = ml[i];
+        ml[i] = f;
+        const t = u1[i];
+        u1[i] = u0[i + 1];
+        u0[i + 1] = t - f * u0[i + 1];
+        if (i < n - 2) {
+          u2[i] = u1[i + 1];
+          u1[i + 1] = -f * u1[i + 1];
+        }
+        swap[i] = 1;
       }
     }
+    for (let i = 0; i < n; i++) if (Math.abs(u0[i]) < tiny) u0[i] = u0[i] < 0 ? -tiny : tiny;
+    for (let i = 0; i < n; i++) x[i] = 2 * uniformFloat64(rng) - 1;
+    let converged = 0;
+    for (let its = 0; its < 5 && converged < 3; its++) {
+      // scale so that a converged solve lands near 1 (dstein), then solve P L U x' = x
+      const scl = (n * onenrm * Math.max(EPS, Math.abs(u0[n - 1]))) / maxAbs(x);
+      for (let i = 0; i < n; i++) x[i] *= scl;
+      for (let i = 0; i < n - 1; i++) {
+        if (swap[i]) {
+          const t = x[i];
+          x[i] = x[i + 1];
+          x[i + 1] = t - ml[i] * x[i + 1];
+        } else x[i + 1] -= ml[i] * x[i];
+      }
+      x[n - 1] /= u0[n - 1];
+      x[n - 2] = (x[n - 2] - u1[n - 2] * x[n - 1]) / u0[n - 2];
+      for (let i = n - 3; i >= 0; i--) x[i] = (x[i] - u1[i] * x[i + 1] - u2[i] * x[i + 2]) / u0[i];
+      for (let c = first; c < j; c++) {
+        const zc = cols[c];
+        let dot = 0;
+        for (let i = 0; i < n; i++) dot += x[i] * zc[i];
+        for (let i = 0; i < n; i++) x[i] -= dot * zc[i];
+      }
+      if (maxAbs(x) >= stop) converged++;
+    }
+    let norm = 0;
+    let big = 0;
+    for (let i = 0; i < n; i++) {
+      norm += x[i] * x[i];
+      if (Math.abs(x[i]) > Math.abs(x[big])) big = i;
+    }
+    const s = (x[big] < 0 ? -1 : 1) / Math.sqrt(norm);
+    const col = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      col[i] = x[i] * s;
+      z[i * k + j] = col[i];
+    }
+    cols.push(col);
   }
+  return z;
+}
+
+function maxAbs(x: Float64Array): number {
+  let m = 0;
+  for (let i = 0; i < x.length; i++) m = Math.max(m, Math.abs(x[i]));
+  return m;
 }
