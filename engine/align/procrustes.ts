@@ -5,7 +5,7 @@
 // Rank-deficient M (fewer pairs than the width) keeps the exact part U_r V_r^T and adds C(U_r) C(V_r)^T, where
 // C(.) is the Householder completion of an orthonormal frame: the map is not unique there, and this choice is a
 // deterministic function of the kept part, so 1e-15 noise in the inputs moves W by ~1e-15, not O(1).
-import { type Mat, completeBasis, gemm, symEig, transpose } from '../linalg';
+import { type Mat, applyQ, completeBasis, gemm, householderQR, symEig, transpose } from '../linalg';
 
 export type OrthoMap = {
   w: Mat; // [dImg, dTxt]; maps an image row x to x W
@@ -34,21 +34,33 @@ function hcat(a: Mat, b: Mat): Mat {
   return { rows: m, cols: c, data: out };
 }
 
-// Polar factor of a tall M: [p, q], p >= q -> [p, q] with orthonormal columns.
-async function polarTall(m: Mat): Promise<{ w: Mat; sv: number[] }> {
-  const { rows: p, cols: q } = m;
+// Kept singular triplets of B: [p, k], p >= k, from its Gram: B^T B = V S^2 V^T, U = B V S^-1. U: [p, r], V: [k, r].
+async function keptSvd(b: Mat): Promise<{ u: Mat; v: Mat; sv: number[] }> {
+  const { rows: p, cols: k } = b;
   const keep = (lam: Float64Array) => {
-    const lmax = Math.max(lam[q - 1], 0);
+    const lmax = Math.max(lam[k - 1], 0);
     return lmax > 0 ? lam.filter((l) => l > lmax * RANK_TOL * RANK_TOL).length : 0;
   };
-  const { w: lam, v } = await symEig(await gemm(m, m, true), keep); // G = M^T M: [q, q]; v = V_r: [q, r], largest first
+  const { w: lam, v } = await symEig(await gemm(b, b, true), keep); // v: [k, r], largest first
   const r = v.cols;
-  const sv = Array.from({ length: r }, (_, j) => Math.sqrt(lam[q - 1 - j]));
-  const ur = await gemm(m, v); // U_r = M V_r S_r^-1: [p, r]
-  for (let i = 0; i < p; i++) for (let c = 0; c < r; c++) ur.data[i * r + c] /= sv[c];
-  if (r === q) return { w: await gemm(ur, v, false, true), sv }; // full rank: W = U_r V_r^T
-  const [uc, vc] = [await completeBasis(ur, q - r), await completeBasis(v, q - r)]; // [p, q - r], [q, q - r]
-  return { w: await gemm(hcat(ur, uc), hcat(v, vc), false, true), sv }; // W = [U_r C_U] [V_r C_V]^T
+  const sv = Array.from({ length: r }, (_, j) => Math.sqrt(lam[k - 1 - j]));
+  const u = await gemm(b, v);
+  for (let i = 0; i < p; i++) for (let c = 0; c < r; c++) u.data[i * r + c] /= sv[c];
+  return { u, v, sv };
+}
+
+// W = U_r V_r^T, completed when r < q: U_r: [p, r], V_r: [q, r] -> [p, q] with orthonormal columns.
+async function assemble(u: Mat, v: Mat): Promise<Mat> {
+  const [q, r] = [v.rows, v.cols];
+  if (r === q) return gemm(u, v, false, true);
+  const [uc, vc] = [await completeBasis(u, q - r), await completeBasis(v, q - r)]; // [p, q - r], [q, q - r]
+  return gemm(hcat(u, uc), hcat(v, vc), false, true); // W = [U_r C_U] [V_r C_V]^T
+}
+
+// Polar factor of a tall M: [p, q], p >= q -> [p, q] with orthonormal columns.
+async function polarTall(m: Mat): Promise<{ w: Mat; sv: number[] }> {
+  const { u, v, sv } = await keptSvd(m);
+  return { w: await assemble(u, v), sv };
 }
 
 // Polar factor of any M: [p, q] (wide M via its transpose).
@@ -58,9 +70,28 @@ export async function polar(m: Mat): Promise<{ w: Mat; sv: number[] }> {
   return { w: transpose(t.w), sv: t.sv };
 }
 
+// Fewer pairs than either width (n < q <= p): M = X^T Y has rank < n, so work on the n-wide side. With Y^T = Q_y R_y
+// (Householder QR, Q_y: [q, n] orthonormal), M = (X^T R_y^T) Q_y^T, and B = X^T R_y^T: [p, n] has M's singular
+// values and U; V = Q_y V_B. The Gram is n x n instead of q x q (the pair sweep's small counts: 25 pairs -> 25x25).
+async function polarFewPairs(x: Mat, y: Mat): Promise<{ w: Mat; sv: number[] }> {
+  const [n, q] = [y.rows, y.cols];
+  const { q: qy, r: ry } = await householderQR(transpose(y)); // Y^T: [q, n]
+  const { u, v: vb, sv } = await keptSvd(await gemm(x, ry, true, true)); // B = X^T R_y^T: [p, n]
+  const r = sv.length;
+  const pad = new Float64Array(q * r); // [V_B; 0]: [q, r]
+  pad.set(vb.data.subarray(0, n * r));
+  return { w: await assemble(u, await applyQ(qy, { rows: q, cols: r, data: pad })), sv };
+}
+
 // X: [n, dImg], Y: [n, dTxt], both centred with fit-row means.
 export async function procrustes(x: Mat, y: Mat): Promise<OrthoMap> {
-  const m = await gemm(x, y, true, false); // M = X^T Y: [dImg, dTxt]
-  const { w, sv } = await polar(m);
-  return { w, rank: sv.length, singularValues: sv, freeParameters: freeParameters(x.cols, y.cols) };
+  const [n, dImg, dTxt] = [x.rows, x.cols, y.cols];
+  let fit: { w: Mat; sv: number[] };
+  if (n >= Math.min(dImg, dTxt)) fit = await polar(await gemm(x, y, true)); // M = X^T Y: [dImg, dTxt]
+  else if (dImg >= dTxt) fit = await polarFewPairs(x, y);
+  else {
+    const t = await polarFewPairs(y, x); // W^T = polar(Y^T X)
+    fit = { w: transpose(t.w), sv: t.sv };
+  }
+  return { w: fit.w, rank: fit.sv.length, singularValues: fit.sv, freeParameters: freeParameters(dImg, dTxt) };
 }

@@ -35,44 +35,35 @@ export async function applyQ(q: Reflectors, z: Mat, trans = false): Promise<Mat>
   for (const { r0, v, t } of order) {
     const b = v.cols;
     const zr = { rows: q.m - r0, cols: k, data: out.subarray(r0 * k) }; // rows r0.. of Z (a view)
-    const y = (await gemm(v, zr, true)).data; // V^T Z: [b, k]
-    triMulInPlace(t, b, y, k, trans); // T y or T^T y
-    const dz = (await gemm(v, { rows: b, cols: k, data: y })).data; // V (T y): [m - r0, k]
+    const y = await gemm(v, zr, true); // V^T Z: [b, k]
+    const ty = await gemm({ rows: b, cols: b, data: t }, y, trans); // T y or T^T y: [b, k]
+    const dz = (await gemm(v, ty)).data; // V T y: [m - r0, k]
     for (let i = 0; i < dz.length; i++) zr.data[i] -= dz[i];
   }
   return { rows: z.rows, cols: k, data: out };
 }
 
-// y <- T y (upper T: row i reads rows >= i, so ascending i) or T^T y (row i reads rows <= i: descending). y: [b, k].
-function triMulInPlace(t: Float64Array, b: number, y: Float64Array, k: number, trans: boolean): void {
-  const row = new Float64Array(k);
-  for (let s = 0; s < b; s++) {
-    const i = trans ? b - 1 - s : s;
-    row.fill(0);
-    const [lo, hi] = trans ? [0, i + 1] : [i, b];
-    for (let c = lo; c < hi; c++) {
-      const tic = trans ? t[c * b + i] : t[i * b + c];
-      if (tic !== 0) for (let j = 0; j < k; j++) row[j] += tic * y[c * k + j];
-    }
-    y.set(row, i * k);
-  }
-}
-
-// Householder QR of A: [m, r] (m >= r) as reflectors, in panels of nb columns: each panel is reduced in JS, the
-// columns right of it take the block's update by GEMM. The sign rule (beta = -sign(x0) |x|, +|x| when x0 = 0)
-// fixes Q uniquely, so everything built from it is deterministic.
-export async function householderQR(a: Mat, nb = 32): Promise<Reflectors> {
+// Householder QR A = Q R of A: [m, r] (m >= r), in panels of nb columns: each panel is reduced in JS, the columns
+// right of it take the block's update by GEMM. The sign rule (beta = -sign(x0) |x|, +|x| when x0 = 0) fixes Q and
+// R uniquely, so everything built from them is deterministic. R: [r, r] upper triangular.
+export async function householderQR(a: Mat, nb = 32): Promise<{ q: Reflectors; r: Mat }> {
   const { rows: m, cols: r } = a;
+  if (m < r) throw new Error(`householderQR: ${m}x${r} is wide`);
   const blocks: ReflectorBlock[] = [];
-  const rest = Float64Array.from(a.data); // [m, r], columns right of the current panel kept up to date
+  const rest = Float64Array.from(a.data); // [m, r]: R so far on top, columns right of the current panel up to date
   for (let c0 = 0; c0 < r; c0 += nb) {
     const b = Math.min(nb, r - c0);
     const h = m - c0; // panel rows c0..m-1
-    const p = new Float64Array(h * b); // panel A[c0:, c0:c0+b], reduced in place to R above, V below
-    for (let i = 0; i < h; i++) p.set(rest.subarray((c0 + i) * r + c0, (c0 + i) * r + c0 + b), i * b);
-    const v = new Float64Array(h * b); // [h, b]
+    const pc = new Float64Array(b * h); // panel A[c0:, c0:c0+b], COLUMN-major so the JS loops run contiguous
+    for (let i = 0; i < h; i++) for (let j = 0; j < b; j++) pc[j * h + i] = rest[(c0 + i) * r + c0 + j];
     const tau = new Float64Array(b);
-    qrPanel(p, h, b, v, tau);
+    qrPanel(pc, h, b, tau);
+    const v = new Float64Array(h * b); // [h, b] row-major: unit diagonal, zero above
+    for (let j = 0; j < b; j++) {
+      v[j * b + j] = 1;
+      for (let i = j + 1; i < h; i++) v[i * b + j] = pc[j * h + i];
+      for (let i = 0; i < h; i++) rest[(c0 + i) * r + c0 + j] = i <= j ? pc[j * h + i] : 0; // R's panel columns
+    }
     const block = await wyBlock(c0, { rows: h, cols: b, data: v }, tau);
     blocks.push(block);
     const nr = r - c0 - b; // columns right of the panel: A2 <- (I - V T^T V^T) A2
@@ -83,28 +74,32 @@ export async function householderQR(a: Mat, nb = 32): Promise<Reflectors> {
       for (let i = 0; i < h; i++) rest.set(upd.data.subarray(i * nr, (i + 1) * nr), (c0 + i) * r + c0 + b);
     }
   }
-  return { m, blocks };
+  return { q: { m, blocks }, r: { rows: r, cols: r, data: rest.slice(0, r * r) } };
 }
 
-// Unblocked Householder QR of a panel P: [h, b] (LAPACK dgeqr2): P -> R on and above the diagonal; v: [h, b] gets the
-// unit-diagonal reflector vectors, tau their scalings.
-function qrPanel(p: Float64Array, h: number, b: number, v: Float64Array, tau: Float64Array): void {
+// Unblocked Householder QR of a column-major panel P: [h, b] (LAPACK dgeqr2), in place: R on and above the
+// diagonal, the reflector vectors (unit first entry implied) below it, their scalings in tau.
+function qrPanel(p: Float64Array, h: number, b: number, tau: Float64Array): void {
   for (let j = 0; j < b; j++) {
+    const cj = j * h;
     let norm2 = 0;
-    for (let i = j; i < h; i++) norm2 += p[i * b + j] ** 2;
-    const x0 = p[j * b + j];
-    const beta = x0 > 0 ? -Math.sqrt(norm2) : Math.sqrt(norm2);
-    v[j * b + j] = 1;
+    for (let i = j; i < h; i++) norm2 += p[cj + i] * p[cj + i];
     if (norm2 === 0) continue; // zero column: H = I (tau = 0)
-    tau[j] = (beta - x0) / beta;
+    const x0 = p[cj + j];
+    const beta = x0 > 0 ? -Math.sqrt(norm2) : Math.sqrt(norm2);
+    const t = (beta - x0) / beta;
+    tau[j] = t;
     const scale = 1 / (x0 - beta);
-    for (let i = j + 1; i < h; i++) v[i * b + j] = p[i * b + j] * scale;
-    // panel columns right of j: P[j:, c] -= tau v (v^T P[j:, c])
+    for (let i = j + 1; i < h; i++) p[cj + i] *= scale;
+    p[cj + j] = beta;
+    // columns right of j: P[j:, c] -= tau v (v^T P[j:, c]), v = (1, P[j+1:, j])
     for (let c = j + 1; c < b; c++) {
-      let dot = 0;
-      for (let i = j; i < h; i++) dot += v[i * b + j] * p[i * b + c];
-      dot *= tau[j];
-      for (let i = j; i < h; i++) p[i * b + c] -= dot * v[i * b + j];
+      const cc = c * h;
+      let dot = p[cc + j];
+      for (let i = j + 1; i < h; i++) dot += p[cj + i] * p[cc + i];
+      dot *= t;
+      p[cc + j] -= dot;
+      for (let i = j + 1; i < h; i++) p[cc + i] -= dot * p[cj + i];
     }
   }
 }
@@ -118,5 +113,5 @@ export async function completeBasis(u: Mat, k: number): Promise<Mat> {
   const e = new Float64Array(m * k); // [m, k]: e_r ... e_{r+k-1}
   for (let i = 0; i < k; i++) e[(r + i) * k + i] = 1;
   if (r === 0) return { rows: m, cols: k, data: e };
-  return applyQ(await householderQR(u), { rows: m, cols: k, data: e });
+  return applyQ((await householderQR(u)).q, { rows: m, cols: k, data: e });
 }

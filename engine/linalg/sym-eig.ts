@@ -4,6 +4,7 @@
 // V = Q Z by blocked reflectors on GEMM. Replaces JAMA's tred2/tql2, whose O(n^3) rotations ran in JS
 // (384x384: ~10x faster; see tests/bench/align.bench.ts). No npm package offers LAPACK's dsyevd for Node.
 import { uniformFloat64 } from 'pure-rand/distribution/uniformFloat64';
+import { gemm } from './gemm';
 import { applyQ } from './householder';
 import type { Mat } from './matrix';
 import { rngFrom } from './random';
@@ -19,10 +20,21 @@ export async function symEig(a: Mat, keep: (w: Float64Array) => number = (w) => 
   const { d, e, q } = await tridiagonalize(a);
   const w = tridiagonalEigenvalues(d, e);
   const k = Math.max(0, Math.min(n, Math.floor(keep(w))));
+  if (k === 0) return { w, v: { rows: n, cols: 0, data: new Float64Array(0) } };
   const z = tridiagonalEigenvectors(d, e, w.subarray(n - k)); // [n, k], column j for w[n-k+j]
   const zr = new Float64Array(n * k); // columns reversed: largest first
   for (let i = 0; i < n; i++) for (let j = 0; j < k; j++) zr[i * k + j] = z[i * k + k - 1 - j];
-  return { w, v: k ? await applyQ(q, { rows: n, cols: k, data: zr }) : { rows: n, cols: 0, data: zr } };
+  return { w, v: await applyQ(q, await orthonormalize({ rows: n, cols: k, data: zr })) };
+}
+
+// Z (Z^T Z)^-1/2 ~ Z (3I - Z^T Z) / 2 for Z: [n, k] with nearly orthonormal columns (|Z^T Z - I| <~ 1e-10, so the
+// first-order step leaves ~1e-20): the symmetric (Lowdin) correction, which moves each column the least.
+async function orthonormalize(z: Mat): Promise<Mat> {
+  const k = z.cols;
+  const f = await gemm(z, z, true); // Z^T Z: [k, k]
+  for (let i = 0; i < k * k; i++) f.data[i] *= -0.5;
+  for (let i = 0; i < k; i++) f.data[i * k + i] += 1.5;
+  return gemm(z, f);
 }
 
 // Eigenvalues of tridiag(e, d, e) ascending, by implicit QL with Wilkinson-like shifts (EISPACK tql1, as JAMA's tql2
@@ -83,9 +95,11 @@ export function tridiagonalEigenvalues(d0: Float64Array, e0: Float64Array): Floa
 
 // Unit eigenvectors of tridiag(e, d, e) for the eigenvalues lam (ascending, each accurate to ~eps ||T||) by inverse
 // iteration, as LAPACK's dstein: LU with partial pivoting of T - lam_j I (tiny pivots perturbed to eps ||T||), a fixed
-// pseudo-random start, at least 3 solves, and re-orthogonalisation (modified Gram-Schmidt) against the eigenvectors of
-// eigenvalues closer than 1e-3 ||T||; farther ones come out orthogonal to ~1e-13 by themselves. O(n) per vector
-// outside such clusters. Returns Z: [n, k] row-major, column j for lam[j], its largest entry positive.
+// pseudo-random start, at least 3 solves, and modified Gram-Schmidt against the eigenvectors of eigenvalues closer
+// than 1e-6 ||T|| (dstein: 1e-3, which costs O(n k^2) on the spiked spectra of embedding Grams, whose bulk lies
+// within 1e-3 ||T||). Vectors of eigenvalues a gap g apart come out orthogonal to ~eps ||T|| / g by themselves
+// (<= 2e-10; ~1e-13 seen), and symEig restores full orthogonality with one GEMM step. O(n) per vector.
+// Returns Z: [n, k] row-major, column j for lam[j], its largest entry positive.
 export function tridiagonalEigenvectors(d: Float64Array, e: Float64Array, lam: ArrayLike<number>): Float64Array {
   const n = d.length;
   const k = lam.length;
@@ -96,7 +110,7 @@ export function tridiagonalEigenvectors(d: Float64Array, e: Float64Array, lam: A
   }
   let onenrm = 0; // ||T||_1
   for (let i = 0; i < n; i++) onenrm = Math.max(onenrm, Math.abs(d[i]) + (i > 0 ? Math.abs(e[i - 1]) : 0) + (i < n - 1 ? Math.abs(e[i]) : 0));
-  const ortol = 1e-3 * onenrm;
+  const ortol = 1e-6 * onenrm;
   const tiny = EPS * onenrm || Number.MIN_VALUE; // replaces zero pivots
   const stop = Math.sqrt(0.1 / n); // dstein's DTPCRT: the scaled iterate's max entry once converged
   const rng = rngFrom(1);
