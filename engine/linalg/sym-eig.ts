@@ -113,7 +113,9 @@ export function tridiagonalEigenvectors(d: Float64Array, e: Float64Array, lam: A
   const ortol = 1e-6 * onenrm;
   const tiny = EPS * onenrm || Number.MIN_VALUE; // replaces zero pivots
   const stop = Math.sqrt(0.1 / n); // dstein's DTPCRT: the scaled iterate's max entry once converged
+  const start = new Float64Array(n); // fixed pseudo-random draws; eigenvalue j starts from them rotated by j places
   const rng = rngFrom(1);
+  for (let i = 0; i < n; i++) start[i] = 2 * uniformFloat64(rng) - 1;
   // LU of T - x I with row interchanges (LAPACK dgttrf): U = diag(u0) + super u1 + super-super u2; L multipliers ml
   const u0 = new Float64Array(n);
   const u1 = new Float64Array(n);
@@ -159,7 +161,7 @@ export function tridiagonalEigenvectors(d: Float64Array, e: Float64Array, lam: A
       }
     }
     for (let i = 0; i < n; i++) if (Math.abs(u0[i]) < tiny) u0[i] = u0[i] < 0 ? -tiny : tiny;
-    for (let i = 0; i < n; i++) x[i] = 2 * uniformFloat64(rng) - 1;
+    for (let i = 0; i < n; i++) x[i] = start[(i + j) % n];
     let converged = 0;
     for (let its = 0; its < 5 && converged < 3; its++) {
       // scale so that a converged solve lands near 1 (dstein), then solve P L U x' = x
