@@ -2,6 +2,7 @@
 // consecutive ones H_j0 ... H_j0+b-1 = I - V T V^T, so applying a product of reflectors to a matrix costs two
 // onnxruntime GEMMs per block. Used by the tridiagonalisation (sym-eig) and by the orthonormal completion below.
 import { gemm } from './gemm';
+import { kernelsWith } from './kernels-wasm';
 import type { Mat } from './matrix';
 
 // One block acting on rows r0.. of R^m. v: [m - r0, b], column i zero above row i and 1 at row i; t: [b, b] upper.
@@ -43,28 +44,30 @@ export async function applyQ(q: Reflectors, z: Mat, trans = false): Promise<Mat>
   return { rows: z.rows, cols: k, data: out };
 }
 
-// Householder QR A = Q R of A: [m, r] (m >= r), in panels of nb columns: each panel is reduced in JS, the columns
-// right of it take the block's update by GEMM. The sign rule (beta = -sign(x0) |x|, +|x| when x0 = 0) fixes Q and
+// Householder QR A = Q R of A: [m, r] (m >= r), in panels of nb columns: each panel is reduced by a WebAssembly
+// kernel (kernels.c qr_panel), the columns right of it take the block's update by GEMM. The sign rule (beta = -sign(x0) |x|, +|x| when x0 = 0) fixes Q and
 // R uniquely, so everything built from them is deterministic. R: [r, r] upper triangular.
 export async function householderQR(a: Mat, nb = 32): Promise<{ q: Reflectors; r: Mat }> {
   const { rows: m, cols: r } = a;
   if (m < r) throw new Error(`householderQR: ${m}x${r} is wide`);
   const blocks: ReflectorBlock[] = [];
   const rest = Float64Array.from(a.data); // [m, r]: R so far on top, columns right of the current panel up to date
+  const k = kernelsWith([Math.min(nb, r) * m, nb]); // the current panel (column-major) and its tau
   for (let c0 = 0; c0 < r; c0 += nb) {
     const b = Math.min(nb, r - c0);
     const h = m - c0; // panel rows c0..m-1
-    const pc = new Float64Array(b * h); // panel A[c0:, c0:c0+b], COLUMN-major so the JS loops run contiguous
+    // panel A[c0:, c0:c0+b], column-major, reduced in place by kernels.c qr_panel
+    const pc = k.arrays[0].subarray(0, b * h);
+    const tau = k.arrays[1].subarray(0, b);
     for (let i = 0; i < h; i++) for (let j = 0; j < b; j++) pc[j * h + i] = rest[(c0 + i) * r + c0 + j];
-    const tau = new Float64Array(b);
-    qrPanel(pc, h, b, tau);
+    k.qrPanel(pc.byteOffset, h, b, tau.byteOffset);
     const v = new Float64Array(h * b); // [h, b] row-major: unit diagonal, zero above
     for (let j = 0; j < b; j++) {
       v[j * b + j] = 1;
       for (let i = j + 1; i < h; i++) v[i * b + j] = pc[j * h + i];
       for (let i = 0; i < h; i++) rest[(c0 + i) * r + c0 + j] = i <= j ? pc[j * h + i] : 0; // R's panel columns
     }
-    const block = await wyBlock(c0, { rows: h, cols: b, data: v }, tau);
+    const block = await wyBlock(c0, { rows: h, cols: b, data: v }, tau.slice());
     blocks.push(block);
     const nr = r - c0 - b; // columns right of the panel: A2 <- (I - V T^T V^T) A2
     if (nr > 0) {
@@ -75,33 +78,6 @@ export async function householderQR(a: Mat, nb = 32): Promise<{ q: Reflectors; r
     }
   }
   return { q: { m, blocks }, r: { rows: r, cols: r, data: rest.slice(0, r * r) } };
-}
-
-// Unblocked Householder QR of a column-major panel P: [h, b] (LAPACK dgeqr2), in place: R on and above the
-// diagonal, the reflector vectors (unit first entry implied) below it, their scalings in tau.
-function qrPanel(p: Float64Array, h: number, b: number, tau: Float64Array): void {
-  for (let j = 0; j < b; j++) {
-    const cj = j * h;
-    let norm2 = 0;
-    for (let i = j; i < h; i++) norm2 += p[cj + i] * p[cj + i];
-    if (norm2 === 0) continue; // zero column: H = I (tau = 0)
-    const x0 = p[cj + j];
-    const beta = x0 > 0 ? -Math.sqrt(norm2) : Math.sqrt(norm2);
-    const t = (beta - x0) / beta;
-    tau[j] = t;
-    const scale = 1 / (x0 - beta);
-    for (let i = j + 1; i < h; i++) p[cj + i] *= scale;
-    p[cj + j] = beta;
-    // columns right of j: P[j:, c] -= tau v (v^T P[j:, c]), v = (1, P[j+1:, j])
-    for (let c = j + 1; c < b; c++) {
-      const cc = c * h;
-      let dot = p[cc + j];
-      for (let i = j + 1; i < h; i++) dot += p[cj + i] * p[cc + i];
-      dot *= t;
-      p[cc + j] -= dot;
-      for (let i = j + 1; i < h; i++) p[cc + i] -= dot * p[cj + i];
-    }
-  }
 }
 
 // U: [m, r] with orthonormal columns -> C: [m, k] orthonormal columns, orthogonal to U (k <= m - r): columns r..r+k-1

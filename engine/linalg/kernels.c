@@ -1,6 +1,7 @@
-// WebAssembly SIMD kernel for the JS-bound half of the tridiagonalisation (tridiagonal.ts): reducing one panel,
-// whose matrix-vector products against the trailing matrix are 2n^3/3 flops that no GEMM can batch. f64x2 SIMD
-// runs them ~4x faster than V8's scalar loop. Build (clang >= 14 with lld; output embedded by kernels-wasm.ts):
+// WebAssembly SIMD kernels for the panel factorisations that no GEMM can batch: the tridiagonalisation's panel
+// (tridiagonal.ts; its matrix-vector products against the trailing matrix are 2n^3/3 flops) and Householder QR's
+// panel (householder.ts). f64x2 SIMD runs them ~4x faster than V8's scalar loops. Build (clang >= 14 with lld;
+// the output is embedded by kernels-wasm.ts):
 //   clang --target=wasm32 -O3 -msimd128 -nostdlib -Wl,--no-entry -Wl,--import-memory -o kernels.wasm kernels.c
 // Same arithmetic as LAPACK's dlatrd (lower), on a full symmetric row-major A.
 #include <wasm_simd128.h>
@@ -106,5 +107,54 @@ void reduce_panel(double* A, int n, int j0, int jb, int nr, double* V, double* W
     for (int t = 0; t < len; t++) yv += y[t] * v[t];
     double c = -0.5 * ti * ti * yv;
     for (int t = 0; t < len; t++) W[(i + t) * nr + i] = ti * y[t] + c * v[t];
+  }
+}
+
+// sum_i a[i] b[i] over [0, len)
+static double dot(const double* a, const double* b, int len) {
+  v128_t s0 = wasm_f64x2_splat(0), s1 = wasm_f64x2_splat(0);
+  int i = 0;
+  for (; i + 3 < len; i += 4) {
+    s0 = wasm_f64x2_add(s0, wasm_f64x2_mul(wasm_v128_load(a + i), wasm_v128_load(b + i)));
+    s1 = wasm_f64x2_add(s1, wasm_f64x2_mul(wasm_v128_load(a + i + 2), wasm_v128_load(b + i + 2)));
+  }
+  v128_t s = wasm_f64x2_add(s0, s1);
+  double r = wasm_f64x2_extract_lane(s, 0) + wasm_f64x2_extract_lane(s, 1);
+  for (; i < len; i++) r += a[i] * b[i];
+  return r;
+}
+
+// y[i] -= c x[i] over [0, len)
+static void axpy(double c, const double* x, double* y, int len) {
+  v128_t cc = wasm_f64x2_splat(c);
+  int i = 0;
+  for (; i + 1 < len; i += 2) wasm_v128_store(y + i, wasm_f64x2_sub(wasm_v128_load(y + i), wasm_f64x2_mul(cc, wasm_v128_load(x + i))));
+  for (; i < len; i++) y[i] -= c * x[i];
+}
+
+// Unblocked Householder QR of a COLUMN-major panel P: [h, b] in place (LAPACK dgeqr2, sign rule of householder.ts:
+// beta = -sign(x0) |x|, +|x| when x0 = 0): R on and above the diagonal, the reflector vectors (unit first entry
+// implied) below it, their scalings in tau: [b] (0 for a zero column).
+__attribute__((export_name("qr_panel")))
+void qr_panel(double* P, int h, int b, double* tau) {
+  for (int j = 0; j < b; j++) {
+    double* pj = P + j * h;
+    double norm2 = dot(pj + j, pj + j, h - j);
+    tau[j] = 0;
+    if (norm2 == 0) continue;
+    double x0 = pj[j];
+    double beta = x0 > 0 ? -__builtin_sqrt(norm2) : __builtin_sqrt(norm2);
+    double t = (beta - x0) / beta;
+    tau[j] = t;
+    double scale = 1 / (x0 - beta);
+    for (int i = j + 1; i < h; i++) pj[i] *= scale;
+    pj[j] = beta;
+    // columns right of j: P[j:, c] -= tau v (v^T P[j:, c]), v = (1, P[j+1:, j])
+    for (int c = j + 1; c < b; c++) {
+      double* pc = P + c * h;
+      double s = t * (pc[j] + dot(pj + j + 1, pc + j + 1, h - j - 1));
+      pc[j] -= s;
+      axpy(s, pj + j + 1, pc + j + 1, h - j - 1);
+    }
   }
 }
