@@ -158,3 +158,154 @@ void qr_panel(double* P, int h, int b, double* tau) {
     }
   }
 }
+
+// sqrt(a^2 + b^2) without overflow or underflow
+static double hyp(double a, double b) {
+  a = a < 0 ? -a : a;
+  b = b < 0 ? -b : b;
+  if (a < b) {
+    double t = a;
+    a = b;
+    b = t;
+  }
+  if (a == 0) return 0;
+  double r = b / a;
+  return a * __builtin_sqrt(1 + r * r);
+}
+
+static double fabs_(double x) { return x < 0 ? -x : x; }
+
+// Eigenvalues of tridiag(e, d, e) by implicit QL (EISPACK tql1, as JAMA's tql2 without the vectors), in place and
+// unsorted: d: [n] -> eigenvalues; e: [n], e[i] = T[i, i+1] and e[n-1] = 0, destroyed. Accuracy ~eps ||T||.
+__attribute__((export_name("tridiag_eigenvalues")))
+void tridiag_eigenvalues(double* d, double* e, int n) {
+  const double eps = 2.220446049250313e-16;
+  double f = 0, tst1 = 0;
+  for (int l = 0; l < n; l++) {
+    double t = fabs_(d[l]) + fabs_(e[l]);
+    if (t > tst1) tst1 = t;
+    int m = l;
+    while (m < n && fabs_(e[m]) > eps * tst1) m++;
+    if (m > l) {
+      do {
+        double g = d[l];
+        double p = (d[l + 1] - g) / (2 * e[l]);
+        double r = hyp(p, 1);
+        if (p < 0) r = -r;
+        d[l] = e[l] / (p + r);
+        d[l + 1] = e[l] * (p + r);
+        double dl1 = d[l + 1];
+        double h = g - d[l];
+        for (int i = l + 2; i < n; i++) d[i] -= h;
+        f += h;
+        p = d[m];
+        double c = 1, c2 = 1, c3 = 1, s = 0, s2 = 0;
+        double el1 = e[l + 1];
+        for (int i = m - 1; i >= l; i--) {
+          c3 = c2;
+          c2 = c;
+          s2 = s;
+          g = c * e[i];
+          h = c * p;
+          r = hyp(p, e[i]);
+          e[i + 1] = s * r;
+          s = e[i] / r;
+          c = p / r;
+          p = c * d[i] - s * g;
+          d[i + 1] = h + s * (c * g + s * d[i]);
+        }
+        p = -s * s2 * c3 * el1 * e[l] / dl1;
+        e[l] = s * p;
+        d[l] = c * p;
+      } while (fabs_(e[l]) > eps * tst1);
+    }
+    d[l] += f;
+    e[l] = 0;
+  }
+}
+
+// Unit eigenvectors of tridiag(e, d, e) (e: [n - 1]) for the ascending eigenvalues lam: [k] by inverse iteration
+// (LAPACK dstein; see sym-eig.ts for the choices): vector j starts from start: [n] rotated by j places, gets >= 3
+// solves with T - lam_j I (LU with partial pivoting, pivots below eps ||T|| raised to it) and modified Gram-Schmidt
+// against earlier vectors whose eigenvalue is within ortol. zt: [k, n], row j the vector for lam[j], its largest
+// entry positive. work: [6 n].
+__attribute__((export_name("tridiag_eigenvectors")))
+void tridiag_eigenvectors(const double* d, const double* e, int n, const double* lam, int k, const double* start,
+                          double ortol, double* zt, double* work) {
+  const double eps = 2.220446049250313e-16;
+  double *u0 = work, *u1 = work + n, *u2 = work + 2 * n, *ml = work + 3 * n, *x = work + 4 * n, *swap = work + 5 * n;
+  double onenrm = 0;  // ||T||_1
+  for (int i = 0; i < n; i++) {
+    double s = fabs_(d[i]) + (i > 0 ? fabs_(e[i - 1]) : 0) + (i < n - 1 ? fabs_(e[i]) : 0);
+    if (s > onenrm) onenrm = s;
+  }
+  double tiny = eps * onenrm > 0 ? eps * onenrm : 4.9e-324;
+  double stop = __builtin_sqrt(0.1 / n);  // dstein's DTPCRT
+  double xprev = 0;
+  int first = 0;
+  for (int j = 0; j < k; j++) {
+    double xj = lam[j];
+    double pertol = 10 * eps * fabs_(xj);
+    if (j > 0 && xj - xprev < pertol) xj = xprev + pertol;  // equal eigenvalues: distinct shifts
+    xprev = xj;
+    while (first < j && xj - lam[first] > ortol) first++;
+    // T - xj I = P L U (LAPACK dgttrf): U = diag(u0) + super u1 + super-super u2, L multipliers ml, swap flags
+    for (int i = 0; i < n; i++) {
+      u0[i] = d[i] - xj;
+      u1[i] = ml[i] = i < n - 1 ? e[i] : 0;
+      u2[i] = swap[i] = 0;
+    }
+    for (int i = 0; i < n - 1; i++) {
+      if (fabs_(u0[i]) >= fabs_(ml[i])) {
+        if (u0[i] != 0) {
+          double f = ml[i] / u0[i];
+          ml[i] = f;
+          u0[i + 1] -= f * u1[i];
+        }
+      } else {
+        double f = u0[i] / ml[i];
+        u0[i] = ml[i];
+        ml[i] = f;
+        double t = u1[i];
+        u1[i] = u0[i + 1];
+        u0[i + 1] = t - f * u0[i + 1];
+        if (i < n - 2) {
+          u2[i] = u1[i + 1];
+          u1[i + 1] = -f * u1[i + 1];
+        }
+        swap[i] = 1;
+      }
+    }
+    for (int i = 0; i < n; i++)
+      if (fabs_(u0[i]) < tiny) u0[i] = u0[i] < 0 ? -tiny : tiny;
+    for (int i = 0; i < n; i++) x[i] = start[(i + j) % n];
+    int converged = 0;
+    for (int its = 0; its < 5 && converged < 3; its++) {
+      double mx = 0;  // scale so that a converged solve lands near 1 (dstein)
+      for (int i = 0; i < n; i++) mx = fabs_(x[i]) > mx ? fabs_(x[i]) : mx;
+      double scl = n * onenrm * (fabs_(u0[n - 1]) > eps ? fabs_(u0[n - 1]) : eps) / mx;
+      for (int i = 0; i < n; i++) x[i] *= scl;
+      for (int i = 0; i < n - 1; i++) {
+        if (swap[i] != 0) {
+          double t = x[i];
+          x[i] = x[i + 1];
+          x[i + 1] = t - ml[i] * x[i + 1];
+        } else {
+          x[i + 1] -= ml[i] * x[i];
+        }
+      }
+      x[n - 1] /= u0[n - 1];
+      if (n > 1) x[n - 2] = (x[n - 2] - u1[n - 2] * x[n - 1]) / u0[n - 2];
+      for (int i = n - 3; i >= 0; i--) x[i] = (x[i] - u1[i] * x[i + 1] - u2[i] * x[i + 2]) / u0[i];
+      for (int c = first; c < j; c++) axpy(dot(x, zt + c * n, n), zt + c * n, x, n);
+      mx = 0;
+      for (int i = 0; i < n; i++) mx = fabs_(x[i]) > mx ? fabs_(x[i]) : mx;
+      if (mx >= stop) converged++;
+    }
+    int big = 0;
+    for (int i = 0; i < n; i++)
+      if (fabs_(x[i]) > fabs_(x[big])) big = i;
+    double s = (x[big] < 0 ? -1 : 1) / __builtin_sqrt(dot(x, x, n));
+    for (int i = 0; i < n; i++) zt[j * n + i] = x[i] * s;
+  }
+}
