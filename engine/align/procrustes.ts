@@ -1,7 +1,8 @@
 // Orthogonal Procrustes across widths (prh/align.py): W = U V^T from the thin SVD of M = X^T Y, so
 // W^T W = I and W maximises tr(W^T X^T Y), i.e. minimises ||X W - Y||_F. Reflections are allowed.
 // Computed as the polar factor through the small side's Gram matrix (G = M^T M = V S^2 V^T, U = M V S^-1)
-// with the GEMM-blocked symmetric EVD of ../linalg (eigenvectors only for the kept singular values).
+// with the GEMM-blocked symmetric EVD of ../linalg (eigenvectors only for the kept singular values); with fewer
+// pairs n than either width the Gram is taken n x n (polarFewPairs), not 384 x 384.
 // Rank-deficient M (fewer pairs than the width) keeps the exact part U_r V_r^T and adds C(U_r) C(V_r)^T, where
 // C(.) is the Householder completion of an orthonormal frame: the map is not unique there, and this choice is a
 // deterministic function of the kept part, so 1e-15 noise in the inputs moves W by ~1e-15, not O(1).
@@ -34,19 +35,22 @@ function hcat(a: Mat, b: Mat): Mat {
   return { rows: m, cols: c, data: out };
 }
 
-// Kept singular triplets of B: [p, k], p >= k, from its Gram: B^T B = V S^2 V^T, U = B V S^-1. U: [p, r], V: [k, r].
-async function keptSvd(b: Mat): Promise<{ u: Mat; v: Mat; sv: number[] }> {
-  const { rows: p, cols: k } = b;
+// Kept right singular vectors and values of B: [p, k], p >= k, from its Gram B^T B = V S^2 V^T. V: [k, r], largest first.
+async function rightSingular(b: Mat): Promise<{ v: Mat; sv: number[] }> {
+  const k = b.cols;
   const keep = (lam: Float64Array) => {
     const lmax = Math.max(lam[k - 1], 0);
     return lmax > 0 ? lam.filter((l) => l > lmax * RANK_TOL * RANK_TOL).length : 0;
   };
-  const { w: lam, v } = await symEig(await gemm(b, b, true), keep); // v: [k, r], largest first
-  const r = v.cols;
-  const sv = Array.from({ length: r }, (_, j) => Math.sqrt(lam[k - 1 - j]));
-  const u = await gemm(b, v);
-  for (let i = 0; i < p; i++) for (let c = 0; c < r; c++) u.data[i * r + c] /= sv[c];
-  return { u, v, sv };
+  const { w: lam, v } = await symEig(await gemm(b, b, true), keep);
+  return { v, sv: Array.from({ length: v.cols }, (_, j) => Math.sqrt(lam[k - 1 - j])) };
+}
+
+// V S^-1: [k, r] (columns scaled).
+function scaleColumns(v: Mat, sv: number[]): Mat {
+  const out = v.data.slice();
+  for (let i = 0; i < v.rows; i++) for (let c = 0; c < v.cols; c++) out[i * v.cols + c] /= sv[c];
+  return { rows: v.rows, cols: v.cols, data: out };
 }
 
 // W = U_r V_r^T, completed when r < q: U_r: [p, r], V_r: [q, r] -> [p, q] with orthonormal columns.
@@ -59,8 +63,10 @@ async function assemble(u: Mat, v: Mat): Promise<Mat> {
 
 // Polar factor of a tall M: [p, q], p >= q -> [p, q] with orthonormal columns.
 async function polarTall(m: Mat): Promise<{ w: Mat; sv: number[] }> {
-  const { u, v, sv } = await keptSvd(m);
-  return { w: await assemble(u, v), sv };
+  const { v, sv } = await rightSingular(m);
+  const vs = scaleColumns(v, sv); // V S^-1
+  if (v.cols === m.cols) return { w: await gemm(m, await gemm(vs, v, false, true)), sv }; // full rank: W = M (V S^-1 V^T)
+  return { w: await assemble(await gemm(m, vs), v), sv }; // U_r = M V_r S_r^-1
 }
 
 // Polar factor of any M: [p, q] (wide M via its transpose).
@@ -76,8 +82,10 @@ export async function polar(m: Mat): Promise<{ w: Mat; sv: number[] }> {
 async function polarFewPairs(x: Mat, y: Mat): Promise<{ w: Mat; sv: number[] }> {
   const [n, q] = [y.rows, y.cols];
   const { q: qy, r: ry } = await householderQR(transpose(y)); // Y^T: [q, n]
-  const { u, v: vb, sv } = await keptSvd(await gemm(x, ry, true, true)); // B = X^T R_y^T: [p, n]
+  const b = await gemm(x, ry, true, true); // B = X^T R_y^T: [p, n]
+  const { v: vb, sv } = await rightSingular(b);
   const r = sv.length;
+  const u = await gemm(b, scaleColumns(vb, sv)); // U_r = B V_B S^-1: [p, r]
   const pad = new Float64Array(q * r); // [V_B; 0]: [q, r]
   pad.set(vb.data.subarray(0, n * r));
   return { w: await assemble(u, await applyQ(qy, { rows: q, cols: r, data: pad })), sv };

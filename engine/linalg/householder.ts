@@ -1,7 +1,7 @@
 // Householder reflectors in blocks (LAPACK's compact WY, dlarft/dlarfb): H_j = I - tau_j v_j v_j^T, and a block of b
 // consecutive ones H_j0 ... H_j0+b-1 = I - V T V^T, so applying a product of reflectors to a matrix costs two
 // onnxruntime GEMMs per block. Used by the tridiagonalisation (sym-eig) and by the orthonormal completion below.
-import { gemm } from './gemm';
+import { gemm, gemmSub } from './gemm';
 import { kernelsWith } from './kernels-wasm';
 import type { Mat } from './matrix';
 
@@ -30,7 +30,7 @@ export async function wyBlock(r0: number, v: Mat, tau: Float64Array): Promise<Re
 export async function applyQ(q: Reflectors, z: Mat, trans = false): Promise<Mat> {
   if (z.rows !== q.m) throw new Error(`applyQ: Z has ${z.rows} rows, Q is ${q.m}x${q.m}`);
   const k = z.cols;
-  const out = Float64Array.from(z.data);
+  const out = z.data.slice();
   // Q Z = B_0 (B_1 (... B_last Z)); Q^T Z = B_last^T (... (B_0^T Z)), B^T = I - V T^T V^T
   const order = trans ? q.blocks : [...q.blocks].reverse();
   for (const { r0, v, t } of order) {
@@ -38,8 +38,7 @@ export async function applyQ(q: Reflectors, z: Mat, trans = false): Promise<Mat>
     const zr = { rows: q.m - r0, cols: k, data: out.subarray(r0 * k) }; // rows r0.. of Z (a view)
     const y = await gemm(v, zr, true); // V^T Z: [b, k]
     const ty = await gemm({ rows: b, cols: b, data: t }, y, trans); // T y or T^T y: [b, k]
-    const dz = (await gemm(v, ty)).data; // V T y: [m - r0, k]
-    for (let i = 0; i < dz.length; i++) zr.data[i] -= dz[i];
+    out.set((await gemmSub(zr, v, ty)).data, r0 * k); // Z[r0:] - V T y
   }
   return { rows: z.rows, cols: k, data: out };
 }
@@ -51,7 +50,7 @@ export async function householderQR(a: Mat, nb = 32): Promise<{ q: Reflectors; r
   const { rows: m, cols: r } = a;
   if (m < r) throw new Error(`householderQR: ${m}x${r} is wide`);
   const blocks: ReflectorBlock[] = [];
-  const rest = Float64Array.from(a.data); // [m, r]: R so far on top, columns right of the current panel up to date
+  const rest = a.data.slice(); // [m, r]: R so far on top, columns right of the current panel up to date
   const k = kernelsWith([Math.min(nb, r) * m, nb]); // the current panel (column-major) and its tau
   for (let c0 = 0; c0 < r; c0 += nb) {
     const b = Math.min(nb, r - c0);
