@@ -52,31 +52,35 @@ export async function householderQR(a: Mat, nb = 32): Promise<{ q: Reflectors; r
   const blocks: ReflectorBlock[] = [];
   const rest = a.data.slice(); // [m, r]: R so far on top, columns right of the current panel up to date
   const k = kernelsWith([Math.min(nb, r) * m, nb]); // the current panel (column-major) and its tau
-  for (let c0 = 0; c0 < r; c0 += nb) {
-    const b = Math.min(nb, r - c0);
-    const h = m - c0; // panel rows c0..m-1
-    // panel A[c0:, c0:c0+b], column-major, reduced in place by kernels.c qr_panel
-    const pc = k.arrays[0].subarray(0, b * h);
-    const tau = k.arrays[1].subarray(0, b);
-    for (let i = 0; i < h; i++) for (let j = 0; j < b; j++) pc[j * h + i] = rest[(c0 + i) * r + c0 + j];
-    k.qrPanel(pc.byteOffset, h, b, tau.byteOffset);
-    const v = new Float64Array(h * b); // [h, b] row-major: unit diagonal, zero above
-    for (let j = 0; j < b; j++) {
-      v[j * b + j] = 1;
-      for (let i = j + 1; i < h; i++) v[i * b + j] = pc[j * h + i];
-      for (let i = 0; i < h; i++) rest[(c0 + i) * r + c0 + j] = i <= j ? pc[j * h + i] : 0; // R's panel columns
+  try {
+    for (let c0 = 0; c0 < r; c0 += nb) {
+      const b = Math.min(nb, r - c0);
+      const h = m - c0; // panel rows c0..m-1
+      // panel A[c0:, c0:c0+b], column-major, reduced in place by kernels.c qr_panel
+      const pc = k.arrays[0].subarray(0, b * h);
+      const tau = k.arrays[1].subarray(0, b);
+      for (let i = 0; i < h; i++) for (let j = 0; j < b; j++) pc[j * h + i] = rest[(c0 + i) * r + c0 + j];
+      k.qrPanel(pc.byteOffset, h, b, tau.byteOffset);
+      const v = new Float64Array(h * b); // [h, b] row-major: unit diagonal, zero above
+      for (let j = 0; j < b; j++) {
+        v[j * b + j] = 1;
+        for (let i = j + 1; i < h; i++) v[i * b + j] = pc[j * h + i];
+        for (let i = 0; i < h; i++) rest[(c0 + i) * r + c0 + j] = i <= j ? pc[j * h + i] : 0; // R's panel columns
+      }
+      const block = await wyBlock(c0, { rows: h, cols: b, data: v }, tau.slice());
+      blocks.push(block);
+      const nr = r - c0 - b; // columns right of the panel: A2 <- (I - V T^T V^T) A2
+      if (nr > 0) {
+        const a2 = new Float64Array(h * nr);
+        for (let i = 0; i < h; i++) a2.set(rest.subarray((c0 + i) * r + c0 + b, (c0 + i + 1) * r), i * nr);
+        const upd = await applyQ({ m: h, blocks: [{ ...block, r0: 0 }] }, { rows: h, cols: nr, data: a2 }, true);
+        for (let i = 0; i < h; i++) rest.set(upd.data.subarray(i * nr, (i + 1) * nr), (c0 + i) * r + c0 + b);
+      }
     }
-    const block = await wyBlock(c0, { rows: h, cols: b, data: v }, tau.slice());
-    blocks.push(block);
-    const nr = r - c0 - b; // columns right of the panel: A2 <- (I - V T^T V^T) A2
-    if (nr > 0) {
-      const a2 = new Float64Array(h * nr);
-      for (let i = 0; i < h; i++) a2.set(rest.subarray((c0 + i) * r + c0 + b, (c0 + i + 1) * r), i * nr);
-      const upd = await applyQ({ m: h, blocks: [{ ...block, r0: 0 }] }, { rows: h, cols: nr, data: a2 }, true);
-      for (let i = 0; i < h; i++) rest.set(upd.data.subarray(i * nr, (i + 1) * nr), (c0 + i) * r + c0 + b);
-    }
+    return { q: { m, blocks }, r: { rows: r, cols: r, data: rest.slice(0, r * r) } };
+  } finally {
+    k.release();
   }
-  return { q: { m, blocks }, r: { rows: r, cols: r, data: rest.slice(0, r * r) } };
 }
 
 // U: [m, r] with orthonormal columns -> C: [m, k] orthonormal columns, orthogonal to U (k <= m - r): columns r..r+k-1

@@ -21,22 +21,37 @@ export type Kernels = {
   tridiagEigenvectors: (...args: [d: number, e: number, n: number, lam: number, k: number, start: number, ortol: number, zt: number, work: number]) => void;
 };
 
-// A fresh instance with its own memory holding Float64Arrays of the given lengths, so that callers awaiting GEMMs in
-// between never share memory.
-export function kernelsWith(lengths: number[]): Kernels & { arrays: Float64Array[] } {
+type Instance = { memory: WebAssembly.Memory; kernels: Kernels };
+const idle: Instance[] = []; // instances not in use; each wasm memory reserves GBs of address space, and creating
+// one per call made V8 run a full GC every few Procrustes fits, so they are reused
+
+// An instance whose memory holds Float64Arrays of the given lengths, for the caller alone until release(): callers
+// that await GEMMs in between never share memory. The arrays are invalid after release().
+export function kernelsWith(lengths: number[]): Kernels & { arrays: Float64Array[]; release: () => void } {
   const offsets: number[] = [];
   let end = HEAP_START;
   for (const len of lengths) {
     offsets.push(end);
     end += Math.ceil((len * 8) / 16) * 16;
   }
-  const memory = new WebAssembly.Memory({ initial: Math.ceil(end / 65536) });
-  const { exports } = new WebAssembly.Instance(module, { env: { memory } });
-  return {
-    reducePanel: exports.reduce_panel as Kernels['reducePanel'],
-    qrPanel: exports.qr_panel as Kernels['qrPanel'],
-    tridiagEigenvalues: exports.tridiag_eigenvalues as Kernels['tridiagEigenvalues'],
-    tridiagEigenvectors: exports.tridiag_eigenvectors as Kernels['tridiagEigenvectors'],
-    arrays: lengths.map((len, i) => new Float64Array(memory.buffer, offsets[i], len)),
-  };
+  const pages = Math.ceil(end / 65536);
+  let inst = idle.pop();
+  if (!inst) {
+    const memory = new WebAssembly.Memory({ initial: pages });
+    const { exports } = new WebAssembly.Instance(module, { env: { memory } });
+    inst = {
+      memory,
+      kernels: {
+        reducePanel: exports.reduce_panel as Kernels['reducePanel'],
+        qrPanel: exports.qr_panel as Kernels['qrPanel'],
+        tridiagEigenvalues: exports.tridiag_eigenvalues as Kernels['tridiagEigenvalues'],
+        tridiagEigenvectors: exports.tridiag_eigenvectors as Kernels['tridiagEigenvectors'],
+      },
+    };
+  }
+  const have = inst.memory.buffer.byteLength / 65536;
+  if (have < pages) inst.memory.grow(pages - have);
+  const mine = inst;
+  const arrays = lengths.map((len, i) => new Float64Array(mine.memory.buffer, offsets[i], len).fill(0));
+  return { ...mine.kernels, arrays, release: () => void (idle.length < 4 && idle.push(mine)) };
 }

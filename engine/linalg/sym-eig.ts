@@ -42,11 +42,15 @@ async function orthonormalize(z: Mat): Promise<Mat> {
 export function tridiagonalEigenvalues(d: Float64Array, e: Float64Array): Float64Array {
   const n = d.length;
   const k = kernelsWith([n, n]);
-  const [dd, ee] = k.arrays;
-  dd.set(d);
-  ee.set(e.subarray(0, n - 1)); // ee[n - 1] = 0
-  k.tridiagEigenvalues(dd.byteOffset, ee.byteOffset, n);
-  return dd.slice().sort();
+  try {
+    const [dd, ee] = k.arrays;
+    dd.set(d);
+    ee.set(e.subarray(0, n - 1)); // ee[n - 1] = 0
+    k.tridiagEigenvalues(dd.byteOffset, ee.byteOffset, n);
+    return dd.slice().sort();
+  } finally {
+    k.release();
+  }
 }
 
 // Unit eigenvectors of tridiag(e, d, e) for the eigenvalues lam (ascending, each accurate to ~eps ||T||) by inverse
@@ -62,13 +66,17 @@ export function tridiagonalEigenvectors(d: Float64Array, e: Float64Array, lam: A
   let onenrm = 0; // ||T||_1
   for (let i = 0; i < n; i++) onenrm = Math.max(onenrm, Math.abs(d[i]) + (i > 0 ? Math.abs(e[i - 1]) : 0) + (i < n - 1 ? Math.abs(e[i]) : 0));
   const ker = kernelsWith([n, Math.max(n - 1, 1), k, n, k * n, 6 * n]);
-  const [dd, ee, ll, start, zt] = ker.arrays;
-  dd.set(d);
-  ee.set(e.subarray(0, n - 1));
-  ll.set(lam);
-  const rng = rngFrom(1); // fixed pseudo-random draws; eigenvalue j starts from them rotated by j places
-  for (let i = 0; i < n; i++) start[i] = 2 * uniformFloat64(rng) - 1;
-  const [pd, pe, pl, ps, pz, pw] = ker.arrays.map((x) => x.byteOffset);
-  ker.tridiagEigenvectors(pd, pe, n, pl, k, ps, 1e-6 * onenrm, pz, pw);
-  return zt.slice();
+  try {
+    const [dd, ee, ll, start, zt] = ker.arrays;
+    dd.set(d);
+    ee.set(e.subarray(0, n - 1));
+    ll.set(lam);
+    const rng = rngFrom(1); // fixed pseudo-random draws; eigenvalue j starts from them rotated by j places
+    for (let i = 0; i < n; i++) start[i] = 2 * uniformFloat64(rng) - 1;
+    const [pd, pe, pl, ps, pz, pw] = ker.arrays.map((x) => x.byteOffset);
+    ker.tridiagEigenvectors(pd, pe, n, pl, k, ps, 1e-6 * onenrm, pz, pw);
+    return zt.slice();
+  } finally {
+    ker.release();
+  }
 }
