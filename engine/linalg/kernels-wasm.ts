@@ -22,8 +22,8 @@ export type Kernels = {
 };
 
 type Instance = { memory: WebAssembly.Memory; kernels: Kernels };
-const idle: Instance[] = []; // instances not in use; each wasm memory reserves GBs of address space, and creating
-// one per call made V8 run a full GC every few Procrustes fits, so they are reused
+// Instances not in use: a wasm memory reserves GBs of address space and is freed only by GC, so they are reused.
+const idle: Instance[] = [];
 
 // An instance whose memory holds Float64Arrays of the given lengths, for the caller alone until release(): callers
 // that await GEMMs in between never share memory. The arrays are invalid after release().
@@ -53,5 +53,8 @@ export function kernelsWith(lengths: number[]): Kernels & { arrays: Float64Array
   if (have < pages) inst.memory.grow(pages - have);
   const mine = inst;
   const arrays = lengths.map((len, i) => new Float64Array(mine.memory.buffer, offsets[i], len).fill(0));
-  return { ...mine.kernels, arrays, release: () => void (idle.length < 4 && idle.push(mine)) };
+  const release = () => {
+    if (idle.length < 4) idle.push(mine);
+  };
+  return { ...mine.kernels, arrays, release };
 }
