@@ -8,7 +8,8 @@ import type { Mat } from './matrix';
 const { onnx } = onnxProto;
 const DOUBLE = onnx.TensorProto.DataType.DOUBLE;
 
-function gemmModel(transA: boolean, transB: boolean): Uint8Array {
+// C = op(A) op(B), or C = C0 - op(A) op(B) with a third input C0 (alpha -1, beta 1: fused, no JS pass).
+function gemmModel(transA: boolean, transB: boolean, sub: boolean): Uint8Array {
   const dims = (names: string[]) =>
     onnx.TensorShapeProto.create({ dim: names.map((dimParam) => onnx.TensorShapeProto.Dimension.create({ dimParam })) });
   const value = (name: string, d: string[]) =>
@@ -17,16 +18,17 @@ function gemmModel(transA: boolean, transB: boolean): Uint8Array {
       type: onnx.TypeProto.create({ tensorType: onnx.TypeProto.Tensor.create({ elemType: DOUBLE, shape: dims(d) }) }),
     });
   const int = (name: string, i: number) => onnx.AttributeProto.create({ name, i, type: onnx.AttributeProto.AttributeType.INT });
+  const float = (name: string, f: number) => onnx.AttributeProto.create({ name, f, type: onnx.AttributeProto.AttributeType.FLOAT });
   const node = onnx.NodeProto.create({
     opType: 'Gemm',
-    input: ['A', 'B'],
+    input: sub ? ['A', 'B', 'C0'] : ['A', 'B'],
     output: ['C'],
-    attribute: [int('transA', +transA), int('transB', +transB)],
+    attribute: [int('transA', +transA), int('transB', +transB), ...(sub ? [float('alpha', -1), float('beta', 1)] : [])],
   });
   const graph = onnx.GraphProto.create({
     name: 'gemm',
     node: [node],
-    input: [value('A', ['a0', 'a1']), value('B', ['b0', 'b1'])],
+    input: [value('A', ['a0', 'a1']), value('B', ['b0', 'b1']), ...(sub ? [value('C0', ['m', 'n'])] : [])],
     output: [value('C', ['m', 'n'])],
   });
   const model = onnx.ModelProto.create({
@@ -46,11 +48,11 @@ export function setGemmThreads(n: number): void {
   sessions.clear();
 }
 
-function session(transA: boolean, transB: boolean): Promise<ort.InferenceSession> {
-  const key = `${+transA}${+transB}`;
+function session(transA: boolean, transB: boolean, sub = false): Promise<ort.InferenceSession> {
+  const key = `${+transA}${+transB}${+sub}`;
   let s = sessions.get(key);
   if (!s) {
-    s = ort.InferenceSession.create(gemmModel(transA, transB), { intraOpNumThreads: threads, interOpNumThreads: 1 });
+    s = ort.InferenceSession.create(gemmModel(transA, transB, sub), { intraOpNumThreads: threads, interOpNumThreads: 1 });
     sessions.set(key, s);
   }
   return s;
@@ -58,14 +60,34 @@ function session(transA: boolean, transB: boolean): Promise<ort.InferenceSession
 
 // C = op(A) op(B), op(X) = X^T when the flag is set. A: [m, k] (or [k, m]), B: [k, n] (or [n, k]) -> C: [m, n].
 export async function gemm(a: Mat, b: Mat, transA = false, transB = false): Promise<Mat> {
-  const [m, ka] = transA ? [a.cols, a.rows] : [a.rows, a.cols];
-  const [kb, n] = transB ? [b.cols, b.rows] : [b.rows, b.cols];
-  if (ka !== kb) throw new Error(`gemm: inner dimensions differ (${ka} vs ${kb})`);
-  if (m === 0 || n === 0 || ka === 0) return { rows: m, cols: n, data: new Float64Array(m * n) };
+  const [m, n] = shape(a, b, transA, transB);
+  if (m === 0 || n === 0 || (transA ? a.rows : a.cols) === 0) return { rows: m, cols: n, data: new Float64Array(m * n) };
   const s = await session(transA, transB);
   const out = await s.run({
     A: new ort.Tensor('float64', a.data, [a.rows, a.cols]),
     B: new ort.Tensor('float64', b.data, [b.rows, b.cols]),
   });
   return { rows: m, cols: n, data: out.C.data as Float64Array };
+}
+
+// C0 - op(A) op(B) in one GEMM (the update step of blocked factorisations). C0: [m, n] -> a new [m, n].
+export async function gemmSub(c0: Mat, a: Mat, b: Mat, transA = false, transB = false): Promise<Mat> {
+  const [m, n] = shape(a, b, transA, transB);
+  if (c0.rows !== m || c0.cols !== n) throw new Error(`gemmSub: C0 is ${c0.rows}x${c0.cols}, the product ${m}x${n}`);
+  if (m === 0 || n === 0 || (transA ? a.rows : a.cols) === 0) return { rows: m, cols: n, data: c0.data.slice() };
+  const s = await session(transA, transB, true);
+  const out = await s.run({
+    A: new ort.Tensor('float64', a.data, [a.rows, a.cols]),
+    B: new ort.Tensor('float64', b.data, [b.rows, b.cols]),
+    C0: new ort.Tensor('float64', c0.data, [m, n]),
+  });
+  return { rows: m, cols: n, data: out.C.data as Float64Array };
+}
+
+// [m, n] of op(A) op(B), checking the inner dimensions agree.
+function shape(a: Mat, b: Mat, transA: boolean, transB: boolean): [number, number] {
+  const [m, ka] = transA ? [a.cols, a.rows] : [a.rows, a.cols];
+  const [kb, n] = transB ? [b.cols, b.rows] : [b.rows, b.cols];
+  if (ka !== kb) throw new Error(`gemm: inner dimensions differ (${ka} vs ${kb})`);
+  return [m, n];
 }

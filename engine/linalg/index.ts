@@ -2,6 +2,7 @@
 export type { Mat } from './matrix';
 export { colMeans, normalizeRows, subRow, takeRows, transpose, zeros } from './matrix';
 export { gemm, setGemmThreads } from './gemm';
-export { symEig } from './sym-eig';
-export { completeBasis } from './householder';
+export { symEig, tridiagonalEigenvalues, tridiagonalEigenvectors } from './sym-eig';
+export { tridiagonalize } from './tridiagonal';
+export { applyQ, completeBasis, householderQR, type Reflectors } from './householder';
 export { gaussianMatrix, permutation, randomInts, rngFrom } from './random';

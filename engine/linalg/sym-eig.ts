@@ -1,176 +1,81 @@
-// Symmetric eigendecomposition A = V diag(w) V^T (Householder tridiagonalisation + implicit QL, JAMA's tred2/tql2).
-// Hand-ported from ml-matrix onto one flat Float64Array because ml-matrix's Matrix get/set calls cost ~2x here
-// (384x384: see tests/bench/align.bench.ts); no npm package offers LAPACK's dsyevd for Node.
+// Symmetric eigendecomposition A = V diag(w) V^T, LAPACK dsyevx-style: blocked Householder tridiagonalisation
+// (tridiagonal.ts: half its flops on onnxruntime's GEMM, the panels in WebAssembly), all eigenvalues of T by
+// implicit QL without vectors (O(n^2)), eigenvectors of T only for the ones asked for by inverse iteration
+// (dstein, O(n) each), and V = Q Z by blocked reflectors on GEMM. Replaces JAMA's tred2/tql2, whose O(n^3)
+// rotations ran in JS (384x384: ~5x faster; see tests/bench/align.bench.ts). No npm package offers LAPACK's
+// dsyevd for Node (emlapack, an old asm.js CLAPACK, ran dsyevd ~2x slower here; eigen's wasm build fails at 768x384).
+import { gemm } from './gemm';
+import { applyQ } from './householder';
+import { kernelsWith } from './kernels-wasm';
 import type { Mat } from './matrix';
+import { rngFrom } from './random';
+import { tridiagonalize } from './tridiagonal';
 
-// A: [n, n] symmetric. Returns ascending eigenvalues w: [n] and eigenvectors as the ROWS of vt: [n, n] (vt[j] = v_j).
-export function symEig(a: Mat): { w: Float64Array; vt: Mat } {
+// A: [n, n] symmetric. w: [n] all eigenvalues ascending; v: [n, k] unit eigenvectors of the k = keep(w) largest,
+// as columns, largest first (A v_j = w[n-1-j] v_j).
+export async function symEig(a: Mat, keep: (w: Float64Array) => number = (w) => w.length): Promise<{ w: Float64Array; v: Mat }> {
   const n = a.rows;
   if (a.cols !== n) throw new Error(`symEig: matrix is ${a.rows}x${a.cols}, not square`);
-  // V stored transposed (V[j*n + i] = logical V(i, j)) so the hot loops scan contiguous memory.
-  const V = new Float64Array(n * n);
-  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) V[j * n + i] = a.data[i * n + j];
-  const d = new Float64Array(n);
-  const e = new Float64Array(n);
-  tred2(n, e, d, V);
-  tql2(n, e, d, V);
-  return { w: d, vt: { rows: n, cols: n, data: V } };
+  const { d, e, q } = await tridiagonalize(a);
+  const w = tridiagonalEigenvalues(d, e);
+  const k = Math.max(0, Math.min(n, Math.floor(keep(w))));
+  if (k === 0) return { w, v: { rows: n, cols: 0, data: new Float64Array(0) } };
+  const zt = tridiagonalEigenvectors(d, e, w.subarray(n - k)); // [k, n], row j for w[n-k+j]
+  const zr = new Float64Array(n * k); // Z: [n, k], columns largest first
+  for (let j = 0; j < k; j++) for (let i = 0; i < n; i++) zr[i * k + j] = zt[(k - 1 - j) * n + i];
+  return { w, v: await applyQ(q, await orthonormalize({ rows: n, cols: k, data: zr })) };
 }
 
-function tred2(n: number, e: Float64Array, d: Float64Array, V: Float64Array): void {
-  for (let j = 0; j < n; j++) d[j] = V[j * n + n - 1];
-  for (let i = n - 1; i > 0; i--) {
-    let scale = 0;
-    let h = 0;
-    for (let k = 0; k < i; k++) scale += Math.abs(d[k]);
-    if (scale === 0) {
-      e[i] = d[i - 1];
-      for (let j = 0; j < i; j++) {
-        d[j] = V[j * n + i - 1];
-        V[j * n + i] = 0;
-        V[i * n + j] = 0;
-      }
-    } else {
-      for (let k = 0; k < i; k++) {
-        d[k] /= scale;
-        h += d[k] * d[k];
-      }
-      let f = d[i - 1];
-      let g = Math.sqrt(h);
-      if (f > 0) g = -g;
-      e[i] = scale * g;
-      h -= f * g;
-      d[i - 1] = f - g;
-      for (let j = 0; j < i; j++) e[j] = 0;
-      for (let j = 0; j < i; j++) {
-        f = d[j];
-        V[i * n + j] = f;
-        const row = j * n;
-        g = e[j] + V[row + j] * f;
-        for (let k = j + 1; k <= i - 1; k++) {
-          g += V[row + k] * d[k];
-          e[k] += V[row + k] * f;
-        }
-        e[j] = g;
-      }
-      f = 0;
-      for (let j = 0; j < i; j++) {
-        e[j] /= h;
-        f += e[j] * d[j];
-      }
-      const hh = f / (h + h);
-      for (let j = 0; j < i; j++) e[j] -= hh * d[j];
-      for (let j = 0; j < i; j++) {
-        f = d[j];
-        g = e[j];
-        const row = j * n;
-        for (let k = j; k <= i - 1; k++) V[row + k] -= f * e[k] + g * d[k];
-        d[j] = V[row + i - 1];
-        V[row + i] = 0;
-      }
-    }
-    d[i] = h;
-  }
-  for (let i = 0; i < n - 1; i++) {
-    V[i * n + n - 1] = V[i * n + i];
-    V[i * n + i] = 1;
-    const h = d[i + 1];
-    const next = (i + 1) * n;
-    if (h !== 0) {
-      for (let k = 0; k <= i; k++) d[k] = V[next + k] / h;
-      for (let j = 0; j <= i; j++) {
-        const row = j * n;
-        let g = 0;
-        for (let k = 0; k <= i; k++) g += V[next + k] * V[row + k];
-        for (let k = 0; k <= i; k++) V[row + k] -= g * d[k];
-      }
-    }
-    for (let k = 0; k <= i; k++) V[next + k] = 0;
-  }
-  for (let j = 0; j < n; j++) {
-    d[j] = V[j * n + n - 1];
-    V[j * n + n - 1] = 0;
-  }
-  V[(n - 1) * n + n - 1] = 1;
-  e[0] = 0;
+// Z (Z^T Z)^-1/2 ~ Z (3I - Z^T Z) / 2 for Z: [n, k] with nearly orthonormal columns (|Z^T Z - I| <~ 1e-10, so the
+// first-order step leaves ~1e-20): the symmetric (Lowdin) correction, which moves each column the least.
+async function orthonormalize(z: Mat): Promise<Mat> {
+  const k = z.cols;
+  const f = await gemm(z, z, true); // Z^T Z: [k, k]
+  for (let i = 0; i < k * k; i++) f.data[i] *= -0.5;
+  for (let i = 0; i < k; i++) f.data[i * k + i] += 1.5;
+  return gemm(z, f);
 }
 
-function tql2(n: number, e: Float64Array, d: Float64Array, V: Float64Array): void {
-  for (let i = 1; i < n; i++) e[i - 1] = e[i];
-  e[n - 1] = 0;
-  let f = 0;
-  let tst1 = 0;
-  const eps = Number.EPSILON;
-  for (let l = 0; l < n; l++) {
-    tst1 = Math.max(tst1, Math.abs(d[l]) + Math.abs(e[l]));
-    let m = l;
-    while (m < n && Math.abs(e[m]) > eps * tst1) m++;
-    if (m > l) {
-      do {
-        let g = d[l];
-        let p = (d[l + 1] - g) / (2 * e[l]);
-        let r = Math.hypot(p, 1);
-        if (p < 0) r = -r;
-        d[l] = e[l] / (p + r);
-        d[l + 1] = e[l] * (p + r);
-        const dl1 = d[l + 1];
-        let h = g - d[l];
-        for (let i = l + 2; i < n; i++) d[i] -= h;
-        f += h;
-        p = d[m];
-        let c = 1;
-        let c2 = c;
-        let c3 = c;
-        const el1 = e[l + 1];
-        let s = 0;
-        let s2 = 0;
-        for (let i = m - 1; i >= l; i--) {
-          c3 = c2;
-          c2 = c;
-          s2 = s;
-          g = c * e[i];
-          h = c * p;
-          r = Math.hypot(p, e[i]);
-          e[i + 1] = s * r;
-          s = e[i] / r;
-          c = p / r;
-          p = c * d[i] - s * g;
-          d[i + 1] = h + s * (c * g + s * d[i]);
-          // rotate eigenvector rows i and i+1 (contiguous)
-          const ri = i * n;
-          const rj = ri + n;
-          for (let k = 0; k < n; k++) {
-            const hk = V[rj + k];
-            const vk = V[ri + k];
-            V[rj + k] = s * vk + c * hk;
-            V[ri + k] = c * vk - s * hk;
-          }
-        }
-        p = (-s * s2 * c3 * el1 * e[l]) / dl1;
-        e[l] = s * p;
-        d[l] = c * p;
-      } while (Math.abs(e[l]) > eps * tst1);
-    }
-    d[l] += f;
-    e[l] = 0;
+// Eigenvalues of tridiag(e, d, e) ascending, by implicit QL (EISPACK tql1; kernels.c). d: [n], e: [n - 1];
+// absolute accuracy ~eps ||T||.
+export function tridiagonalEigenvalues(d: Float64Array, e: Float64Array): Float64Array {
+  const n = d.length;
+  const k = kernelsWith([n, n]);
+  try {
+    const [dd, ee] = k.arrays;
+    dd.set(d);
+    ee.set(e.subarray(0, n - 1)); // ee[n - 1] = 0
+    k.tridiagEigenvalues(dd.byteOffset, ee.byteOffset, n);
+    return dd.slice().sort();
+  } finally {
+    k.release();
   }
-  // selection sort ascending, swapping eigenvector rows
-  for (let i = 0; i < n - 1; i++) {
-    let k = i;
-    let p = d[i];
-    for (let j = i + 1; j < n; j++)
-      if (d[j] < p) {
-        k = j;
-        p = d[j];
-      }
-    if (k !== i) {
-      d[k] = d[i];
-      d[i] = p;
-      for (let j = 0; j < n; j++) {
-        const t = V[i * n + j];
-        V[i * n + j] = V[k * n + j];
-        V[k * n + j] = t;
-      }
-    }
+}
+
+// Unit eigenvectors of tridiag(e, d, e) for the eigenvalues lam (ascending, each accurate to ~eps ||T||) by inverse
+// iteration as LAPACK's dstein (kernels.c): LU with partial pivoting of T - lam_j I (tiny pivots raised to
+// eps ||T||), a fixed pseudo-random start, at least 3 solves, and modified Gram-Schmidt against the eigenvectors of
+// eigenvalues closer than 1e-6 ||T|| (dstein: 1e-3, which costs O(n k^2) on the spiked spectra of embedding Grams,
+// whose bulk lies within 1e-3 ||T||). Vectors of eigenvalues a gap g apart come out orthogonal to ~eps ||T|| / g by
+// themselves (<= 2e-10; ~1e-13 seen), and symEig restores full orthogonality with one GEMM step. O(n) per vector.
+// Returns Z^T: [k, n], row j the vector for lam[j], its largest entry positive.
+export function tridiagonalEigenvectors(d: Float64Array, e: Float64Array, lam: ArrayLike<number>): Float64Array {
+  const n = d.length;
+  const k = lam.length;
+  let onenrm = 0; // ||T||_1
+  for (let i = 0; i < n; i++) onenrm = Math.max(onenrm, Math.abs(d[i]) + (i > 0 ? Math.abs(e[i - 1]) : 0) + (i < n - 1 ? Math.abs(e[i]) : 0));
+  const ker = kernelsWith([n, Math.max(n - 1, 1), k, n, k * n, 6 * n]);
+  try {
+    const [dd, ee, ll, start, zt] = ker.arrays;
+    dd.set(d);
+    ee.set(e.subarray(0, n - 1));
+    ll.set(lam);
+    const rng = rngFrom(1); // fixed pseudo-random draws; eigenvalue j starts from them rotated by j places
+    for (let i = 0; i < n; i++) start[i] = 2 * rng.uniform() - 1;
+    const [pd, pe, pl, ps, pz, pw] = ker.arrays.map((x) => x.byteOffset);
+    ker.tridiagEigenvectors(pd, pe, n, pl, k, ps, 1e-6 * onenrm, pz, pw);
+    return zt.slice();
+  } finally {
+    ker.release();
   }
 }
