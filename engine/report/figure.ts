@@ -1,5 +1,6 @@
-// Renders a FigureSpec with chart.js on @napi-rs/canvas (no browser): PNG at 2x, SVG with text as paths,
-// or a one-page vector PDF (paths and embedded font subsets, no bitmap) sized to the figure in pt.
+// Renders a FigureSpec with chart.js on @napi-rs/canvas (no browser): PNG at 2x, SVG with real <text> (searchable,
+// selectable, its font named with fallbacks), or a one-page vector PDF (paths and embedded font subsets, no bitmap)
+// sized to the figure in pt.
 import { createCanvas, PDFDocument, SvgExportFlag } from '@napi-rs/canvas';
 import { Chart, CategoryScale, Filler, Legend, LinearScale, LineController, LineElement, LogarithmicScale, PointElement, ScatterController, Title } from 'chart.js';
 import { chartConfig, LIGHT } from '../../shared/chart';
@@ -18,11 +19,11 @@ export async function renderFigure(spec: FigureSpec, format: FigureFormat): Prom
   const config = chartConfig(spec, LIGHT, { background: true });
   const mime = FIGURE_MIME[format];
   if (format === 'svg') {
-    const canvas = createCanvas(WIDTH, HEIGHT, SvgExportFlag.ConvertTextToPaths);
+    const canvas = createCanvas(WIDTH, HEIGHT, SvgExportFlag.NoPrettyXML);
     const chart = new Chart(canvas as unknown as HTMLCanvasElement, config);
-    const svg = canvas.getContent();
+    const svg = tidySvg(canvas.getContent().toString());
     chart.destroy();
-    return { bytes: new Uint8Array(svg), mime };
+    return { bytes: new TextEncoder().encode(svg), mime };
   }
   if (format === 'pdf') {
     const doc = new PDFDocument({ title: FigureSpecSchema.parse(spec).title, creator: 'prh-workbench' });
@@ -40,6 +41,15 @@ export async function renderFigure(spec: FigureSpec, format: FigureFormat): Prom
   const png = await canvas.encode('png');
   chart.destroy();
   return { bytes: new Uint8Array(png), mime };
+}
+
+// Skia writes glyph positions as `x="1, 2, "` (a trailing comma strict SVG parsers reject) and names the one font it
+// resolved; a reader without that font gets its metric-compatible twins, then any sans-serif.
+const FONT_FALLBACKS: Record<string, string> = { 'Liberation Sans': 'Arial, Helvetica', 'DejaVu Sans': 'Verdana' };
+function tidySvg(svg: string): string {
+  return svg
+    .replace(/ (x|y)="([^"]*?),\s*"/g, ' $1="$2"')
+    .replace(/font-family="([^"]+)"/g, (_, f: string) => `font-family="${[f, FONT_FALLBACKS[f], 'sans-serif'].filter(Boolean).join(', ')}"`);
 }
 
 // A PDF page context has no `.canvas`, which chart.js reads for the size; give it a stand-in canvas whose

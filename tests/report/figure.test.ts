@@ -12,7 +12,7 @@ const spec: FigureSpec = {
   y2: { label: 'loss' },
   series: [
     { label: 'JEPA', points: Array.from({ length: 20 }, (_, i) => ({ x: 2 ** (i / 2 + 3), y: 1 - 0.8 * Math.exp(-i / 5) })) },
-    { label: 'contrastive', dashed: true, points: Array.from({ length: 20 }, (_, i) => ({ x: 2 ** (i / 2 + 3), y: 0.9 - 0.7 * Math.exp(-i / 8) })) },
+    { label: 'contrastive', dash: 'dashed', points: Array.from({ length: 20 }, (_, i) => ({ x: 2 ** (i / 2 + 3), y: 0.9 - 0.7 * Math.exp(-i / 8) })) },
     { label: 'seeds', style: 'points', points: [{ x: 16, y: 0.5 }, { x: 64, y: 0.55 }, { x: 256, y: null }] },
     { label: 'loss', yAxis: 'right', style: 'step', points: Array.from({ length: 8 }, (_, i) => ({ x: 2 ** (i + 3), y: 5 / (i + 1) })) },
   ],
