@@ -10,6 +10,7 @@ import { workerCommand } from '../worker';
 import { rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { InputError } from '../errors';
+import { issuesText } from '../../shared/issues';
 import { readAnnotation, writeAnnotation } from './annotations';
 import { browseFolder, folderRoots } from './folders';
 import { datasetGallery, exportBundle, exportFigure, exportMetrics, exportTable, inspectPhotoViews, listDatasets, runLabTask } from './lab';
@@ -40,7 +41,9 @@ export class Service implements Api {
   async dispatch(method: string, params: unknown): Promise<unknown> {
     if (!Object.hasOwn(ApiParams, method)) throw new Error(`unknown method ${JSON.stringify(method)}`);
     const m = method as ApiMethod;
-    const parsed = ApiParams[m].parse(params ?? {});
+    const check = ApiParams[m].safeParse(params ?? {});
+    if (!check.success) throw new InputError(`${m}: ${issuesText(check.error)}`);
+    const parsed = check.data;
     return (this[m] as (p: unknown) => Promise<unknown>).call(this, parsed);
   }
 
