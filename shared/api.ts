@@ -10,12 +10,11 @@ const RunId = z.object({ id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}
 
 // What a researcher keeps on a run beside the job's own files: tags, a note, and whether it is archived (hidden
 // from the run table unless asked for).
-export const RunAnnotation = z.object({
-  tags: z.array(z.string().trim().min(1).max(40)).max(20).default([]),
-  note: z.string().max(4000).default(''),
-  archived: z.boolean().default(false),
-});
+const annotationFields = { tags: z.array(z.string().trim().min(1).max(40)).max(20), note: z.string().max(4000), archived: z.boolean() };
+export const RunAnnotation = z.object({ tags: annotationFields.tags.default([]), note: annotationFields.note.default(''), archived: annotationFields.archived.default(false) });
 export type RunAnnotation = z.infer<typeof RunAnnotation>;
+// A change to some of them (no defaults: a field left out stays as it is).
+const RunAnnotationPatch = z.object(annotationFields).partial();
 
 // Interactive theory queries are capped so they answer within a slider drag (< ~50 ms); bigger work is a run.
 const small = (max: number) => z.number().int().min(3).max(max);
@@ -32,7 +31,7 @@ export const ApiParams = {
   resumeRun: RunId,
   deleteRun: RunId, // a finished run's folder, gone for good
   runIndex: z.object({}), // every run's config and annotation, for the run table
-  annotateRun: RunId.extend({ annotation: RunAnnotation.partial() }),
+  annotateRun: RunId.extend({ annotation: RunAnnotationPatch }),
   theoryExplore: ExploreQuery,
   theoryThm1: Thm1Query,
   theoryProp2: Prop2Query,
