@@ -29,7 +29,10 @@ export const refLinesPlugin: Plugin<'line'> = {
   },
 };
 const REF_DASH = [6, 4];
-const DASHES: Record<FigureSpecResolved['series'][number]['dash'], number[]> = { solid: [], dashed: [7, 3], dotted: [2, 3], dashdot: [8, 3, 2, 3] };
+type Dash = FigureSpecResolved['series'][number]['dash'];
+const DASHES: Record<Dash, number[]> = { solid: [], dashed: [7, 3], dotted: [2, 3], dashdot: [8, 3, 2, 3] };
+// The legend's line marks are ~13 px long: the same patterns, shorter, so two dashes show.
+const LEGEND_DASHES: Record<Dash, number[]> = { solid: [], dashed: [4, 2], dotted: [1.5, 2], dashdot: [4, 2, 1, 2] };
 
 type IntervalPoint = { x: number; y: number | null; lo?: number; hi?: number };
 type Flagged = { bars?: boolean; band?: boolean; yAxisID?: string };
@@ -88,10 +91,13 @@ export const intervalsPlugin: Plugin<'line'> = {
     ctx.restore();
   },
   afterDatasetsDraw(chart: Chart) {
-    const { ctx, scales } = chart;
+    const { ctx, chartArea: a, scales } = chart;
     const { offset } = barLayout(chart);
     const fg = (chart.options.plugins as { intervals?: { color: string } }).intervals?.color ?? '#000';
     ctx.save();
+    ctx.beginPath();
+    ctx.rect(a.left, a.top, a.right - a.left, a.bottom - a.top); // a whisker past an axis limit (an SD below 0) is cut there
+    ctx.clip();
     ctx.lineWidth = 1.5;
     chart.data.datasets.forEach((ds, i) => {
       if (!chart.isDatasetVisible(i) || (ds as Flagged).band) return;
@@ -166,6 +172,7 @@ export function chartConfig(input: FigureSpec | FigureSpecResolved, theme: Chart
     };
     if (s.style === 'bars') Object.assign(ds, { bars: true, showLine: false, pointRadius: 0, pointHitRadius: 8, pointStyle: 'rect' });
     if (s.band) Object.assign(ds, { band: true });
+    if (s.faint) Object.assign(ds, { faint: true }); // the hover read-out skips it
     return ds;
   });
   const values = (axis: 'x' | 'left' | 'right') => [
@@ -180,7 +187,7 @@ export function chartConfig(input: FigureSpec | FigureSpecResolved, theme: Chart
     position: which === 'x' ? undefined : which,
     min: a.min,
     max: a.max,
-    ...(which === 'x' ? {} : extent(values(which), a.log)),
+    ...(which === 'x' ? {} : { ...extent(values(which), a.log), grace: a.log ? 0 : '5%' }), // a line at the data's edge stays off the border
     title: { display: true, text: a.label, color: theme.fg, font: { size: 13 } },
     // Category axes (arms, rank bins) label the integer positions only; integer axes (epochs) tick whole numbers.
     // Neither adds ticks at its padded limits (-0.6, 0.5), which would crowd out the first real label.
@@ -212,17 +219,18 @@ export function chartConfig(input: FigureSpec | FigureSpecResolved, theme: Chart
           display: shown > 1,
           onClick: (e: ChartEvent, item: LegendItem, legend: LegendElement<'line'>) => item.datasetIndex !== undefined && Chart.defaults.plugins.legend.onClick.call(legend, e, item, legend),
           labels: {
-            color: theme.fg, usePointStyle: true, boxHeight: 7, pointStyleWidth: 26,
+            color: theme.fg, usePointStyle: true, boxHeight: 9,
             generateLabels: (chart: Chart) => [
               ...Chart.defaults.plugins.legend.labels.generateLabels(chart)
                 .filter((item) => !spec.series[item.datasetIndex!]?.faint)
                 .map((item) => {
-                  const style = spec.series[item.datasetIndex!]?.style;
-                  return { ...item, pointStyle: style === 'points' ? 'circle' : style === 'bars' ? 'rect' : 'line', lineWidth: style === 'points' || style === 'bars' ? 0 : 2 };
+                  const s = spec.series[item.datasetIndex!];
+                  const line = s?.style !== 'points' && s?.style !== 'bars';
+                  return { ...item, pointStyle: s?.style === 'points' ? 'circle' : s?.style === 'bars' ? 'rect' : 'line', lineWidth: line ? 2 : 0, lineDash: line ? LEGEND_DASHES[s.dash] : [] };
                 }),
               ...spec.refLines.map((l) => ({
                 text: l.label, fontColor: theme.fg, strokeStyle: l.color ?? theme.muted, fillStyle: l.color ?? theme.muted,
-                lineDash: REF_DASH, lineWidth: 1.5, pointStyle: 'line' as const, hidden: false,
+                lineDash: LEGEND_DASHES.dashed, lineWidth: 1.5, pointStyle: 'line' as const, hidden: false,
               })),
             ],
           },

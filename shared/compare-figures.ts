@@ -6,7 +6,8 @@ import type { MetricRecord } from './runs';
 import type { TableSpec } from './tables';
 
 export type OverlayRun = { id: string; label: string; records: readonly MetricRecord[] };
-export type OverlayView = { colourBy: 'run' | 'arm'; bands: boolean; x?: XMode; smoothing?: number };
+// named: series carry their run's name even when one run is shown (the others hidden).
+export type OverlayView = { colourBy: 'run' | 'arm'; bands: boolean; x?: XMode; smoothing?: number; named?: boolean };
 
 const DASH_ORDER: Series['dash'][] = ['solid', 'dashed', 'dotted', 'dashdot'];
 export const runColor = (index: number) => PALETTE[index % PALETTE.length];
@@ -16,7 +17,7 @@ export function overlayFigure(runs: OverlayRun[], metric: CurveMetric, view: Ove
   const mode = view.x ?? native;
   const arms = [...new Set(runs.flatMap((r) => bySeries(r.records, metric.scope, metric.key).map((s) => s.arm)))]
     .sort((a, b) => (ARM_ORDER.indexOf(a) + 99 * +!ARM_ORDER.includes(a)) - (ARM_ORDER.indexOf(b) + 99 * +!ARM_ORDER.includes(b)));
-  const many = runs.length > 1;
+  const many = runs.length > 1 || !!view.named;
   const style = (runIndex: number, arm: string) => {
     const a = arms.indexOf(arm);
     return view.colourBy === 'run'
@@ -40,7 +41,7 @@ export function overlayFigure(runs: OverlayRun[], metric: CurveMetric, view: Ove
     id: `compare-${metric.id}`,
     title: `${metric.title}, ${many ? 'runs overlaid' : 'per arm'} (${view.colourBy === 'run' ? 'colour: run, line style: arm' : 'colour: arm, line style: run'})`,
     x: mode === 'epoch' && native === 'epoch' ? { label: 'epoch', min: 0.5, max: lastX + 0.5, integer: true } : { label: X_LABEL[mode], integer: mode === 'step' },
-    y: { label: metric.label },
+    y: { label: metric.label, ...(metric.scope === 'eval' ? { min: 0 } : {}) }, // scores are never negative
     series,
     refLines: [],
   };

@@ -23,7 +23,9 @@ const WORDS: Record<string, string> = {
   maxLen: 'max tokens', metricEvery: 'log every (steps)', params: 'parameters', image: 'image encoder', model: 'model', train: 'training', eval: 'evaluation',
 };
 
-const words = (key: string) => WORDS[key] ?? key.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/([a-zA-Z])(\d)/g, '$1 $2').toLowerCase();
+// Keys that name a value where they end a path, and a group elsewhere (Theorem 1's `gap.gap`).
+const LEAF_WORDS: Record<string, string> = { gap: 'eigengap μ_k − μ_k+1' };
+const words = (key: string, leaf: boolean) => (leaf && LEAF_WORDS[key]) || WORDS[key] || key.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/([a-zA-Z])(\d)/g, '$1 $2').toLowerCase();
 
 // A dotted key path as words, parts joined by ›.
-export const readable = (path: string): string => path.split('.').map(words).join(' › ');
+export const readable = (path: string): string => path.split('.').map((k, i, all) => words(k, i === all.length - 1)).join(' › ');
