@@ -123,7 +123,7 @@ describe.skipIf(noChromium)('theory lab in the browser', () => {
     const svg = await save('[data-export="prop3-error-vs-rho.svg"]');
     const parsed = await page.evaluate((text) => {
       const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
-      return { error: doc.querySelector('parsererror')?.textContent ?? null, texts: [...doc.querySelectorAll('text')].map((t) => t.textContent) };
+      return { error: doc.querySelector('parsererror')?.textContent ?? null, texts: Array.from(doc.querySelectorAll('text'), (t) => t.textContent) };
     }, svg.text);
     expect(parsed.error).toBeNull();
     expect(parsed.texts).toContain('Prop 3: lost directions cost exactly 2 each (error vs ρ, every world)');
