@@ -49,7 +49,7 @@ export function overlayFigure(runs: OverlayRun[], metric: CurveMetric, view: Ove
 }
 
 // Config leaves as dotted keys (arrays of scalars as one value), for a side-by-side diff.
-export function flattenConfig(value: unknown, prefix = ''): Map<string, string> {
+function flattenConfig(value: unknown, prefix = ''): Map<string, string> {
   const out = new Map<string, string>();
   const walk = (v: unknown, k: string) => {
     if (v !== null && typeof v === 'object' && !(Array.isArray(v) && v.every((x) => x === null || typeof x !== 'object'))) {

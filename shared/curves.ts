@@ -4,7 +4,7 @@ import type { FigureSpec } from './figures';
 import type { MetricRecord } from './runs';
 
 export type XMode = 'step' | 'epoch' | 'time';
-export type CurvePoint = { x: number; y: number | null; t: number };
+type CurvePoint = { x: number; y: number | null; t: number };
 export type CurveSeries = { arm: string; seed: number; points: CurvePoint[] };
 
 // Every metric a run streams (see shared/experiment.ts), by scope: x is a step for 'train', an epoch otherwise.

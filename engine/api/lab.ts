@@ -124,7 +124,7 @@ export async function inspectPhotoViews(q: ApiArgs<'photoViews'>, runDir: string
 // `<run id>.<item id>.<ext>` as a download, so files of different runs never collide in a downloads folder.
 // A copy of a UI export goes to the run's report/exports/, never over a file there: an identical file is reused,
 // a different one gets the next free `-2`, `-3` suffix.
-export const downloadName = (item: string, runId: string | undefined) => (runId ? `${runId}.${item}` : item);
+const downloadName = (item: string, runId: string | undefined) => (runId ? `${runId}.${item}` : item);
 
 function keepCopy(dir: string, name: string, bytes: Uint8Array): string {
   const dot = name.lastIndexOf('.');

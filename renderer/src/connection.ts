@@ -2,7 +2,7 @@
 // retrying with backoff, or signed out (the server answers, but no longer accepts this tab's cookie).
 import { reactive } from 'vue';
 
-export type LinkState = 'connected' | 'connecting' | 'offline' | 'signed-out';
+type LinkState = 'connected' | 'connecting' | 'offline' | 'signed-out';
 export const connection = reactive({
   state: 'connecting' as LinkState,
   attempt: 0, // failed attempts since the link was lost
