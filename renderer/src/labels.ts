@@ -20,12 +20,15 @@ const WORDS: Record<string, string> = {
   // configs
   data: 'dataset', out: 'output folder', lamb: 'λ', lambEff: 'λ_eff', worldSize: 'world_size', batch: 'batch B', epochs: 'epochs',
   bootstrap: 'bootstrap resamples', sweepCounts: 'sweep fit-pair counts', sweepRepeats: 'sweep repeats', everyEpoch: 'score every epoch',
-  maxLen: 'max tokens', metricEvery: 'log every (steps)', params: 'parameters', image: 'image encoder', model: 'model', train: 'training', eval: 'evaluation',
+  maxLen: 'max tokens', r1: 'R@1', mknn: 'mutual k-NN', sha256: 'sha256', dim: 'dimension', freeParameters: 'free parameters of the map', metricEvery: 'log every (steps)', params: 'parameters', image: 'image encoder', model: 'model', train: 'training', eval: 'evaluation',
 };
 
 // Keys that name a value where they end a path, and a group elsewhere (Theorem 1's `gap.gap`).
 const LEAF_WORDS: Record<string, string> = { gap: 'eigengap μ_k − μ_k+1' };
 const words = (key: string, leaf: boolean) => (leaf && LEAF_WORDS[key]) || WORDS[key] || key.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/([a-zA-Z])(\d)/g, '$1 $2').toLowerCase();
 
+// Whole paths whose last key means something else there (an experiment's `eval.k` is mutual k-NN's k).
+const PATH_WORDS: Record<string, string> = { 'eval.k': 'evaluation › mutual k-NN k' };
+
 // A dotted key path as words, parts joined by ›.
-export const readable = (path: string): string => path.split('.').map((k, i, all) => words(k, i === all.length - 1)).join(' › ');
+export const readable = (path: string): string => PATH_WORDS[path] ?? path.split('.').map((k, i, all) => words(k, i === all.length - 1)).join(' › ');
