@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 // `npm start`: the desktop window where a display exists, else the same UI through `prh serve` with the URL printed.
-// Electron 45 downloads its binary on first use, not at install: asking Electron's own package for its path does
-// that download (or honours ELECTRON_OVERRIDE_DIST_PATH). Only when that fails, or the window does not start, does
-// this fall back to `prh serve`, and it says why.
-import { spawn } from 'node:child_process';
+// Electron 45 downloads its binary on first use, not at install: when it is missing, Electron's own installer
+// (electron/install.js) fetches it; then Electron's package gives its path (or ELECTRON_OVERRIDE_DIST_PATH's).
+// Only when that fails, or the window does not start, does this fall back to `prh serve`, and it says why.
+import { spawn, spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 
 const root = join(import.meta.dirname, '..');
 const require = createRequire(import.meta.url);
@@ -18,12 +18,24 @@ const [major, minor] = process.versions.node.split('.').map(Number);
 const oldNode = major < 22 || (major === 22 && minor < 12);
 const nodeHint = oldNode ? `; Electron 45's installer needs Node 22.12 or newer, this is Node ${process.versions.node}` : '';
 
+// Electron's installer, run when the binary is missing; its error (say "TypeError: fetch failed") on failure.
+function download() {
+  const pkg = dirname(require.resolve('electron/package.json'));
+  const rel = existsSync(join(pkg, 'path.txt')) ? readFileSync(join(pkg, 'path.txt'), 'utf8') : null;
+  if (process.env.ELECTRON_OVERRIDE_DIST_PATH || (rel && existsSync(join(pkg, 'dist', rel)))) return null;
+  console.log('Downloading Electron\'s binary (first start only)…');
+  const r = spawnSync(process.execPath, [join(pkg, 'install.js')], { stdio: ['ignore', 'inherit', 'pipe'], encoding: 'utf8' });
+  return r.status === 0 ? null : (r.stderr.split('\n').find((l) => /\w*Error\b/.test(l)) ?? `exit ${r.status}`).trim();
+}
+
 function electronBinary() {
   try {
-    const bin = require('electron'); // downloads the binary when it is missing (prints "Downloading Electron binary...")
+    const failed = download();
+    if (failed) return { why: `Electron's binary could not be downloaded (${failed})${nodeHint}` };
+    const bin = require('electron');
     return existsSync(bin) ? { bin } : { why: `Electron's binary is not at ${bin}` };
   } catch (err) {
-    return { why: `Electron's binary could not be downloaded (${String(err?.message ?? err).split('\n')[0]})${nodeHint}` };
+    return { why: `Electron is not installed (${String(err?.message ?? err).split('\n')[0]}): run npm install` };
   }
 }
 
