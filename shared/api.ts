@@ -8,6 +8,14 @@ import { ExploreParams, Prop2Params, Thm1Params, type ExploreResult, type Prop2D
 
 const RunId = z.object({ id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/) });
 
+// What a researcher keeps on a run beside the job's own files: tags, a note, and whether it is archived (hidden
+// from the run table unless asked for).
+const annotationFields = { tags: z.array(z.string().trim().min(1).max(40)).max(20), note: z.string().max(4000), archived: z.boolean() };
+export const RunAnnotation = z.object({ tags: annotationFields.tags.default([]), note: annotationFields.note.default(''), archived: annotationFields.archived.default(false) });
+export type RunAnnotation = z.infer<typeof RunAnnotation>;
+// A change to some of them (no defaults: a field left out stays as it is).
+const RunAnnotationPatch = z.object(annotationFields).partial();
+
 // Interactive theory queries are capped so they answer within a slider drag (< ~50 ms); bigger work is a run.
 const small = (max: number) => z.number().int().min(3).max(max);
 export const ExploreQuery = ExploreParams;
@@ -21,13 +29,20 @@ export const ApiParams = {
   startRun: z.object({ config: RunConfig }),
   cancelRun: RunId,
   resumeRun: RunId,
+  deleteRun: RunId, // a finished run's folder, gone for good
+  runIndex: z.object({}), // every run's config and annotation, for the run table
+  annotateRun: RunId.extend({ annotation: RunAnnotationPatch }),
   theoryExplore: ExploreQuery,
   theoryThm1: Thm1Query,
   theoryProp2: Prop2Query,
   exportFigure: z.object({ spec: FigureSpec, format: FigureFormat, runId: z.string().optional() }),
   // The experiment lab: datasets and their gallery, the view inspector, image drop, exports.
   datasets: z.object({}),
-  datasetGallery: z.object({ path: z.string().min(1), from: z.number().int().min(0).default(0), count: z.number().int().min(1).max(64).default(12), split: z.enum(['train', 'val', 'test']).optional() }),
+  datasetGallery: z.object({
+    path: z.string().min(1), from: z.number().int().min(0).default(0), count: z.number().int().min(1).max(64).default(12), split: z.enum(['train', 'val', 'test']).optional(),
+    query: z.string().max(200).optional(), // photos whose id or any caption contains it (case-insensitive)
+  }),
+  browseFolder: z.object({ path: z.string().optional() }), // a folder under the allowed roots; none: the roots themselves
   photoViews: z.object({ path: z.string().min(1), photo: z.string().min(1), seed: z.number().int().min(0).default(0), runId: z.string().optional() }),
   matchImages: z.object({
     runId: z.string().min(1),
@@ -36,7 +51,8 @@ export const ApiParams = {
     topK: z.number().int().min(1).max(50).default(5),
   }),
   exportTable: z.object({ table: z.unknown(), format: z.enum(['csv', 'latex', 'md']), runId: z.string().optional() }),
-  exportBundle: z.object({ id: z.string().min(1) }),
+  exportBundle: RunId.extend({ checkpoints: z.boolean().default(false) }),
+  exportMetrics: RunId,
   getSettings: z.object({}),
   setSettings: Settings.partial(),
 } as const;
@@ -58,6 +74,11 @@ export type InspectedView = { index: number; global: boolean; caption: number; t
 export type PhotoViews = { photo: string; captions: string[]; good: InspectedView[]; bad: InspectedView[]; seed: number };
 export type Match = { caption: string; cosine: number; photo: string | null };
 // Per arm (and seed) of the experiment, each readable dropped image's top-k pool captions; unreadable files are listed.
+// The server-side folder browser of `prh serve` (the desktop app uses the native dialog): sub-folders of one folder
+// under the allowed roots, those holding a dataset marked.
+export type FolderEntry = { name: string; path: string; dataset: boolean };
+export type FolderListing = { path: string | null; parent: string | null; roots: string[]; entries: FolderEntry[] };
+export type RunIndexEntry = { id: string; config: RunConfig | null; annotation: RunAnnotation };
 export type MatchResult = { pool: { name: string; size: number }; arms: { arm: string; seed: number; images: { name: string; top: Match[] }[] }[]; skipped: { name: string; reason: string }[] };
 
 // Result types.
@@ -68,16 +89,21 @@ export type ApiResults = {
   startRun: RunState;
   cancelRun: RunState;
   resumeRun: RunState;
+  deleteRun: { id: string };
+  runIndex: RunIndexEntry[];
+  annotateRun: RunAnnotation;
   theoryExplore: ExploreResult;
   theoryThm1: Thm1Demo;
   theoryProp2: Prop2Demo;
   exportFigure: ExportedFile;
   datasets: DatasetInfo[];
   datasetGallery: Gallery;
+  browseFolder: FolderListing;
   photoViews: PhotoViews;
   matchImages: MatchResult;
   exportTable: ExportedFile;
   exportBundle: ExportedFile;
+  exportMetrics: ExportedFile;
   getSettings: Settings;
   setSettings: Settings;
 };
@@ -85,10 +111,12 @@ export type ApiResults = {
 // The service's methods, one per API method, on the parameters as parsed by its dispatch.
 export type Api = { [M in ApiMethod]: (params: ApiArgs<M>) => Promise<ApiResults[M]> };
 
-// The renderer's view of a transport: call a method, listen to run events.
+// The renderer's view of a transport: call a method, listen to run events; the desktop app also opens the
+// system's folder dialog (`prh serve` has its server-side browser instead).
 export type Backend = {
   call<M extends ApiMethod>(method: M, params: ApiInput<M>): Promise<ApiResults[M]>;
   onEvent(listener: (e: RunEvent) => void): () => void;
+  pickFolder?(): Promise<string | null>;
 };
 
 // Wire messages of the WebSocket transport.

@@ -1,12 +1,13 @@
 // FigureSpec -> chart.js configuration, used by the renderer (live) and by engine/report (export).
-import { Chart, type ChartConfiguration, type ChartDataset, type Plugin } from 'chart.js';
+import { Chart, type ChartConfiguration, type ChartDataset, type ChartEvent, type LegendElement, type LegendItem, type Plugin } from 'chart.js';
 import { FigureSpec, PALETTE, type FigureSpecResolved, type RefLine } from './figures';
 
 export type ChartTheme = { fg: string; muted: string; grid: string; bg: string };
 export const LIGHT: ChartTheme = { fg: '#1b1f24', muted: '#57606a', grid: '#d8dee4', bg: '#ffffff' };
 export const DARK: ChartTheme = { fg: '#e6edf3', muted: '#9da7b3', grid: '#30363d', bg: '#0d1117' };
 
-// Draws reference lines (thresholds, chance levels) with their labels; chart.js has no built-in for this.
+// Draws reference lines (thresholds, chance levels) as dashed lines; their labels are legend entries, so no
+// text covers the data. chart.js has no built-in for this.
 export const refLinesPlugin: Plugin<'line'> = {
   id: 'refLines',
   afterDatasetsDraw(chart: Chart) {
@@ -15,39 +16,26 @@ export const refLinesPlugin: Plugin<'line'> = {
     const { ctx, chartArea: a, scales } = chart;
     ctx.save();
     ctx.lineWidth = 1.5;
-    ctx.font = `12px ${Chart.defaults.font.family}`; // the chart's own font, so exported PDFs embed one family
+    ctx.setLineDash(REF_DASH);
     for (const line of opts.lines) {
-      const color = line.color ?? opts.color;
-      ctx.strokeStyle = color;
-      ctx.fillStyle = color;
-      ctx.setLineDash([6, 4]);
+      ctx.strokeStyle = line.color ?? opts.color;
+      const px = (line.axis === 'y' ? scales.y : scales.x).getPixelForValue(line.value);
+      if (line.axis === 'y' ? px < a.top || px > a.bottom : px < a.left || px > a.right) continue;
       ctx.beginPath();
-      if (line.axis === 'y') {
-        const y = scales.y.getPixelForValue(line.value);
-        if (y < a.top || y > a.bottom) continue;
-        ctx.moveTo(a.left, y);
-        ctx.lineTo(a.right, y);
-        ctx.stroke();
-        ctx.setLineDash([]); // dashed glyphs become Type 3 fonts in PDFs, which journals reject
-        ctx.textAlign = 'right';
-        ctx.fillText(line.label, a.right - 4, y - 4);
-      } else {
-        const x = scales.x.getPixelForValue(line.value);
-        if (x < a.left || x > a.right) continue;
-        ctx.moveTo(x, a.top);
-        ctx.lineTo(x, a.bottom);
-        ctx.stroke();
-        ctx.setLineDash([]);
-        ctx.textAlign = 'left';
-        ctx.fillText(line.label, x + 4, a.top + 12);
-      }
+      if (line.axis === 'y') { ctx.moveTo(a.left, px); ctx.lineTo(a.right, px); } else { ctx.moveTo(px, a.top); ctx.lineTo(px, a.bottom); }
+      ctx.stroke();
     }
     ctx.restore();
   },
 };
+const REF_DASH = [6, 4];
+type Dash = FigureSpecResolved['series'][number]['dash'];
+const DASHES: Record<Dash, number[]> = { solid: [], dashed: [7, 3], dotted: [2, 3], dashdot: [8, 3, 2, 3] };
+// The legend's line marks are ~13 px long: the same patterns, shorter, so two dashes show.
+const LEGEND_DASHES: Record<Dash, number[]> = { solid: [], dashed: [4, 2], dotted: [1.5, 2], dashdot: [4, 2, 1, 2] };
 
 type IntervalPoint = { x: number; y: number | null; lo?: number; hi?: number };
-type Flagged = { bars?: boolean; yAxisID?: string };
+type Flagged = { bars?: boolean; band?: boolean; yAxisID?: string };
 
 // Visible bar series share each x slot (80% of the smallest x gap), side by side: centre offset and width in px.
 function barLayout(chart: Chart): { offset: Map<number, number>; width: number } {
@@ -59,18 +47,35 @@ function barLayout(chart: Chart): { offset: Map<number, number>; width: number }
   return { offset: new Map(idx.map((i, k) => [i, -slot / 2 + (k + 0.5) * width])), width };
 }
 
-// Bars and error bars: chart.js draws neither in a line chart (and its bar chart cannot share a linear x axis with
-// lines), so 'bars' series are drawn here as rectangles, and every point with lo/hi gets a capped vertical whisker.
+// The lo..hi band of a series, filled under its line (a polygon along hi, back along lo), clipped to the chart.
+function drawBand(chart: Chart, i: number): void {
+  const ds = chart.data.datasets[i];
+  const y = chart.scales[(ds as Flagged).yAxisID ?? 'y'], x = chart.scales.x;
+  const pts = (ds.data as IntervalPoint[]).filter((p) => p.y !== null && p.lo !== undefined && p.hi !== undefined);
+  if (pts.length < 2) return;
+  const { ctx } = chart;
+  ctx.beginPath();
+  pts.forEach((p, k) => (k ? ctx.lineTo : ctx.moveTo).call(ctx, x.getPixelForValue(p.x), y.getPixelForValue(p.hi!)));
+  for (const p of [...pts].reverse()) ctx.lineTo(x.getPixelForValue(p.x), y.getPixelForValue(p.lo!));
+  ctx.closePath();
+  ctx.fillStyle = String(ds.borderColor);
+  ctx.globalAlpha = 0.18;
+  ctx.fill();
+}
+
+// Bars, bands and error bars: chart.js draws none of them in a line chart (and its bar chart cannot share a linear
+// x axis with lines), so 'bars' series are drawn here as rectangles, band series get a shaded lo..hi band, and every
+// other point with lo/hi gets a capped vertical whisker.
 export const intervalsPlugin: Plugin<'line'> = {
   id: 'intervals',
   beforeDatasetsDraw(chart: Chart) {
     const { ctx, chartArea: a, scales } = chart;
     const { offset, width } = barLayout(chart);
-    if (!offset.size) return;
     ctx.save();
     ctx.beginPath();
     ctx.rect(a.left, a.top, a.right - a.left, a.bottom - a.top);
     ctx.clip();
+    chart.data.datasets.forEach((ds, i) => (ds as Flagged).band && chart.isDatasetVisible(i) && drawBand(chart, i));
     ctx.globalAlpha = 0.8;
     for (const [i, dx] of offset) {
       const ds = chart.data.datasets[i];
@@ -86,13 +91,16 @@ export const intervalsPlugin: Plugin<'line'> = {
     ctx.restore();
   },
   afterDatasetsDraw(chart: Chart) {
-    const { ctx, scales } = chart;
+    const { ctx, chartArea: a, scales } = chart;
     const { offset } = barLayout(chart);
     const fg = (chart.options.plugins as { intervals?: { color: string } }).intervals?.color ?? '#000';
     ctx.save();
+    ctx.beginPath();
+    ctx.rect(a.left, a.top, a.right - a.left, a.bottom - a.top); // a whisker past an axis limit (an SD below 0) is cut there
+    ctx.clip();
     ctx.lineWidth = 1.5;
     chart.data.datasets.forEach((ds, i) => {
-      if (!chart.isDatasetVisible(i)) return;
+      if (!chart.isDatasetVisible(i) || (ds as Flagged).band) return;
       const y = scales[(ds as Flagged).yAxisID ?? 'y'];
       ctx.strokeStyle = offset.has(i) ? fg : String(ds.borderColor);
       for (const p of ds.data as IntervalPoint[]) {
@@ -132,6 +140,18 @@ function logTick(v: number | string): string {
   return e < -3 || e >= 5 ? `${m === 1 ? '' : `${m}×`}1e${e}` : String(+(m * 10 ** e).toPrecision(3));
 }
 
+// The range an axis must show: its data (with lo/hi and 0 under bars) and its reference lines. A linear range
+// narrower than 10% of its largest magnitude is widened around its centre, so float noise (a loss moving in its
+// fourth digit) does not fill the chart like a trend.
+function extent(values: number[], log: boolean): { suggestedMin?: number; suggestedMax?: number } {
+  const v = values.filter((x) => Number.isFinite(x) && (!log || x > 0));
+  if (!v.length) return {};
+  let lo = Math.min(...v), hi = Math.max(...v);
+  const mag = Math.max(Math.abs(lo), Math.abs(hi));
+  if (!log && hi - lo < 0.1 * mag) [lo, hi] = [(lo + hi) / 2 - 0.05 * mag, (lo + hi) / 2 + 0.05 * mag];
+  return { suggestedMin: lo, suggestedMax: hi };
+}
+
 export function chartConfig(input: FigureSpec | FigureSpecResolved, theme: ChartTheme = LIGHT, opts: { animation?: boolean; background?: boolean } = {}): ChartConfiguration<'line'> {
   const spec = FigureSpec.parse(input);
   const datasets = spec.series.map((s, i) => {
@@ -139,44 +159,49 @@ export function chartConfig(input: FigureSpec | FigureSpecResolved, theme: Chart
     const ds: ChartDataset<'line'> = {
       label: s.label,
       data: s.points,
-      borderColor: color,
+      borderColor: s.faint ? `${color}55` : color,
       backgroundColor: color,
-      borderWidth: s.style === 'points' ? 0 : 2,
+      borderWidth: s.style === 'points' ? 0 : s.faint ? 1 : 2,
       showLine: s.style !== 'points',
-      pointRadius: s.style === 'points' ? 3 : s.points.length > 60 ? 0 : 2.5,
-      borderDash: s.dashed ? [6, 4] : [],
+      pointRadius: s.style === 'points' ? 3 : s.faint || s.points.length > 60 ? 0 : 2.5,
+      borderDash: DASHES[s.dash],
       stepped: s.style === 'step' ? 'middle' : false,
       yAxisID: s.yAxis === 'right' ? 'y2' : 'y',
       parsing: false,
+      clip: 6, // points on the axis limits are drawn whole, not cut in half
     };
     if (s.style === 'bars') Object.assign(ds, { bars: true, showLine: false, pointRadius: 0, pointHitRadius: 8, pointStyle: 'rect' });
+    if (s.band) Object.assign(ds, { band: true });
+    if (s.faint) Object.assign(ds, { faint: true }); // the hover read-out skips it
     return ds;
   });
-  // Intervals and bars must fit: the y range grows to every lo/hi (and to 0 under bars) unless the spec fixes it.
-  const ys = (right: boolean) => spec.series.filter((s) => (s.yAxis === 'right') === right).flatMap((s) => [
-    ...s.points.flatMap((p) => [p.lo, p.hi].filter((v): v is number => v !== undefined)),
-    ...(s.style === 'bars' ? [0] : []),
-  ]);
-  const axis = (a: FigureSpecResolved['x'], position?: 'left' | 'right', extent: number[] = []) => ({
+  const values = (axis: 'x' | 'left' | 'right') => [
+    ...spec.series.filter((s) => axis === 'x' || (s.yAxis === 'right') === (axis === 'right')).flatMap((s) => [
+      ...s.points.flatMap((p) => (axis === 'x' ? [p.x] : [p.y, p.lo, p.hi]).filter((v): v is number => typeof v === 'number')),
+      ...(s.style === 'bars' && axis !== 'x' ? [0] : []),
+    ]),
+    ...spec.refLines.filter((l) => (l.axis === 'x') === (axis === 'x') && axis !== 'right').map((l) => l.value),
+  ];
+  const axis = (a: FigureSpecResolved['x'], which: 'x' | 'left' | 'right') => ({
     type: a.log ? ('logarithmic' as const) : ('linear' as const),
-    position,
+    position: which === 'x' ? undefined : which,
     min: a.min,
     max: a.max,
-    suggestedMin: extent.length ? Math.min(...extent) : undefined,
-    suggestedMax: extent.length ? Math.max(...extent) : undefined,
+    ...(which === 'x' ? {} : { ...extent(values(which), a.log), grace: a.log ? 0 : '5%' }), // a line at the data's edge stays off the border
     title: { display: true, text: a.label, color: theme.fg, font: { size: 13 } },
-    // Log axes label only the powers of ten, as 1e-14, instead of chart.js's long decimals.
-    // Category axes (arms) label the integer positions only.
+    // Category axes (arms, rank bins) label the integer positions only; integer axes (epochs) tick whole numbers.
+    // Neither adds ticks at its padded limits (-0.6, 0.5), which would crowd out the first real label.
     ticks: a.categories
-      ? { color: theme.fg, stepSize: 1, autoSkip: false, callback: (v: number | string) => (Number.isInteger(Number(v)) ? a.categories?.[Number(v)] ?? '' : '') }
+      ? { color: theme.fg, stepSize: 1, autoSkip: false, includeBounds: false, callback: (v: number | string) => (Number.isInteger(Number(v)) ? a.categories?.[Number(v)] ?? '' : '') }
       : a.log
       ? { color: theme.muted, maxRotation: 0, callback: logTick }
-      : { color: theme.muted, ...(a.integer ? { precision: 0 } : {}) },
-    grid: { color: theme.grid, drawOnChartArea: position !== 'right' },
+      : { color: theme.muted, ...(a.integer ? { precision: 0, includeBounds: false } : {}) },
+    grid: { color: theme.grid, drawOnChartArea: which !== 'right' },
     border: { color: theme.grid },
   });
-  const scales: Record<string, ReturnType<typeof axis>> = { x: axis(spec.x), y: axis(spec.y, 'left', ys(false)) };
-  if (spec.y2) scales.y2 = axis(spec.y2, 'right', ys(true));
+  const scales: Record<string, ReturnType<typeof axis>> = { x: axis(spec.x, 'x'), y: axis(spec.y, 'left') };
+  if (spec.y2) scales.y2 = axis(spec.y2, 'right');
+  const shown = spec.series.filter((s) => !s.faint).length + spec.refLines.length;
   return {
     type: 'line',
     data: { datasets },
@@ -184,16 +209,30 @@ export function chartConfig(input: FigureSpec | FigureSpecResolved, theme: Chart
       animation: opts.animation ? undefined : false,
       responsive: false,
       maintainAspectRatio: false,
+      layout: { padding: { right: 14 } }, // room for the last x tick label
       scales,
       plugins: {
         title: { display: true, text: spec.title, color: theme.fg, font: { size: 15, weight: 'bold' } },
-        // Legend marks show the series' style: a line (solid or dashed) or a dot for points-only series.
+        // Legend marks show each series' style (a solid or dashed line, a dot for points, a square for bars), then
+        // the reference lines as dashed lines in their colour.
         legend: {
-          display: spec.series.length > 1,
+          display: shown > 1,
+          onClick: (e: ChartEvent, item: LegendItem, legend: LegendElement<'line'>) => item.datasetIndex !== undefined && Chart.defaults.plugins.legend.onClick.call(legend, e, item, legend),
           labels: {
-            color: theme.fg, usePointStyle: true, boxHeight: 7,
-            generateLabels: (chart: Chart) => Chart.defaults.plugins.legend.labels.generateLabels(chart)
-              .map((item) => ({ ...item, pointStyle: spec.series[item.datasetIndex!]?.style === 'points' ? 'circle' : 'line' })),
+            color: theme.fg, usePointStyle: true, boxHeight: 9,
+            generateLabels: (chart: Chart) => [
+              ...Chart.defaults.plugins.legend.labels.generateLabels(chart)
+                .filter((item) => !spec.series[item.datasetIndex!]?.faint)
+                .map((item) => {
+                  const s = spec.series[item.datasetIndex!];
+                  const line = s?.style !== 'points' && s?.style !== 'bars';
+                  return { ...item, pointStyle: s?.style === 'points' ? 'circle' : s?.style === 'bars' ? 'rect' : 'line', lineWidth: line ? 2 : 0, lineDash: line ? LEGEND_DASHES[s.dash] : [] };
+                }),
+              ...spec.refLines.map((l) => ({
+                text: l.label, fontColor: theme.fg, strokeStyle: l.color ?? theme.muted, fillStyle: l.color ?? theme.muted,
+                lineDash: LEGEND_DASHES.dashed, lineWidth: 1.5, pointStyle: 'line' as const, hidden: false,
+              })),
+            ],
           },
         },
         refLines: { lines: spec.refLines, color: theme.muted },

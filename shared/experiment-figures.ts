@@ -1,41 +1,35 @@
 // The experiment's figures and tables as specs, pure functions of its run data: the GUI draws them live and
 // engine/experiment writes the same ones into the run's report/ (PNG/SVG/PDF, CSV/Markdown/LaTeX).
+import { armColor, ARM_ORDER, bySeries, isNtp, smoothed, withX, X_LABEL, type CurveSeries, type XMode } from './curves';
 import type { ArmResult, ExperimentResult, Interval } from './experiment';
 import type { FigureSpec, RefLine } from './figures';
 import type { MetricRecord } from './runs';
 import type { Estimate, TableSpec } from './tables';
 
-// One colour per arm everywhere (Okabe-Ito): good blue, bad vermillion, ntp green, pair-ntp purple.
-export const ARM_COLOR: Record<string, string> = { good: '#0072B2', bad: '#D55E00', ntp: '#009E73', 'pair-ntp': '#CC79A7' };
-export const armColor = (arm: string) => ARM_COLOR[arm] ?? '#E69F00';
 const armLabel = (arm: string, seed: number, seeds: number) => (seeds > 1 ? `${arm} (seed ${seed})` : arm);
 
-// Records of one scope grouped by (arm, seed) tags, each series sorted by x; later records of the same x win
-// (a resumed arm repeats its epoch).
-export function bySeries(records: readonly MetricRecord[], scope: string, key: string): { arm: string; seed: number; points: { x: number; y: number | null }[] }[] {
-  const groups = new Map<string, { arm: string; seed: number; at: Map<number, number | null> }>();
-  for (const r of records) {
-    if (r.scope !== scope || !(key in r.values)) continue;
-    const arm = String(r.tags?.arm ?? 'run'), seed = Number(r.tags?.seed ?? 0);
-    const g = groups.get(`${arm}\u0000${seed}`) ?? { arm, seed, at: new Map() };
-    g.at.set(r.x, r.values[key]);
-    groups.set(`${arm}\u0000${seed}`, g);
-  }
-  const order = Object.keys(ARM_COLOR);
-  return [...groups.values()]
-    .sort((a, b) => (order.indexOf(a.arm) - order.indexOf(b.arm)) || a.arm.localeCompare(b.arm) || a.seed - b.seed)
-    .map((g) => ({ arm: g.arm, seed: g.seed, points: [...g.at].sort((a, b) => a[0] - b[0]).map(([x, y]) => ({ x, y })) }));
-}
+// How the live curves are drawn: x as step, epoch or wall time, and the EMA weight (0: raw).
+export type CurveView = { x?: XMode; smoothing?: number };
 
-// Per-epoch axes run over whole epochs 1..max(2, epochs) so one epoch is not drawn as a 1.00-1.05 sliver.
-function curve(id: string, title: string, records: readonly MetricRecord[], scope: string, key: string, x: string, y: string, refLines: RefLine[] = [], yMin?: number, epochs = 0): FigureSpec {
-  const series = bySeries(records, scope, key);
+// Per-epoch axes run half an epoch past the first and last epoch, ticking whole epochs, so a single epoch sits in
+// the middle and no point sits on the border. A loss chart with JEPA and NTP arms puts the NTP cross-entropy on
+// its own right axis: the two losses have different units and scales.
+function curve(id: string, title: string, records: readonly MetricRecord[], scope: string, key: string, y: string, refLines: RefLine[] = [], yMin?: number, epochs = 0, view: CurveView = {}): FigureSpec {
+  const native: XMode = scope === 'train' ? 'step' : 'epoch';
+  const mode = view.x ?? native;
+  const series: CurveSeries[] = withX(bySeries(records, scope, key), records, scope, mode);
   const seeds = new Set(series.map((s) => s.seed)).size;
-  const perEpoch = scope !== 'train';
   const lastX = Math.max(0, ...series.flatMap((s) => s.points.map((p) => p.x)));
+  const splitLoss = /loss/i.test(key) && series.some((s) => isNtp(s.arm)) && series.some((s) => !isNtp(s.arm));
+  const x = mode === 'epoch' && native === 'epoch' ? { label: 'epoch', min: 0.5, max: Math.max(epochs, lastX, 1) + 0.5, integer: true } : { label: X_LABEL[mode], integer: mode === 'step' };
   return {
-    id, title, x: perEpoch ? { label: x, min: 1, max: Math.max(2, epochs, lastX), integer: true } : { label: x, integer: true }, y: { label: y, min: yMin },
-    series: series.map((s, i) => ({ label: armLabel(s.arm, s.seed, seeds), color: armColor(s.arm), dashed: i > 0 && series[i - 1].arm === s.arm, points: s.points })),
+    id, title, x,
+    y: { label: splitLoss ? `${y} (JEPA arms)` : y, min: yMin },
+    ...(splitLoss ? { y2: { label: `${y}: cross-entropy (NTP arms)` } } : {}),
+    series: series.map((s, i) => ({
+      label: armLabel(s.arm, s.seed, seeds), color: armColor(s.arm), dash: i > 0 && series[i - 1].arm === s.arm ? 'dashed' as const : 'solid' as const,
+      yAxis: splitLoss && isNtp(s.arm) ? 'right' as const : 'left' as const, points: s.points.map(({ x, y }) => ({ x, y })),
+    })),
     refLines,
   };
 }
@@ -45,8 +39,9 @@ const lastValue = (records: readonly MetricRecord[], scope: string, key: string)
   return null;
 };
 
-// The live curves of an experiment (see shared/experiment.ts for what each scope carries).
-export function experimentCurves(records: readonly MetricRecord[], prefix = 'experiment', epochs = 0): FigureSpec[] {
+// The curves of an experiment (see shared/experiment.ts for what each scope carries), as the report draws them
+// (view omitted) or as the user chose to see them.
+export function experimentCurves(records: readonly MetricRecord[], prefix = 'experiment', epochs = 0, view: CurveView = {}): FigureSpec[] {
   const chanceR1 = lastValue(records, 'eval', 'chanceR1');
   const chanceMknn = lastValue(records, 'eval', 'chanceMknn');
   // The epoch-1 floor: the lowest R@1 any arm had after one epoch, so later gains read against it.
@@ -56,14 +51,15 @@ export function experimentCurves(records: readonly MetricRecord[], prefix = 'exp
     ...(chanceR1 !== null ? [{ axis: 'y' as const, value: chanceR1, label: `chance ${chanceR1.toFixed(3)}` }] : []),
     ...(floor !== null ? [{ axis: 'y' as const, value: floor, label: `epoch-1 floor ${floor.toFixed(3)}`, color: '#E69F00' }] : []),
   ];
-  return [
-    curve(`${prefix}-r1`, 'Image→text R@1 on the test pairs, per epoch', records, 'eval', 'r1', 'epoch', 'R@1', r1Lines, 0, epochs),
-    curve(`${prefix}-mknn`, 'Mutual 10-NN on the test pairs, per epoch', records, 'eval', 'mknn', 'epoch', 'mutual k-NN', chanceMknn !== null ? [{ axis: 'y', value: chanceMknn, label: `chance ${chanceMknn.toFixed(3)}` }] : [], 0, epochs),
-    curve(`${prefix}-loss`, 'Training loss (JEPA: inv + λ·SIGReg; NTP: cross-entropy)', records, 'train', 'loss', 'step', 'loss'),
-    curve(`${prefix}-inv`, 'Invariance term (JEPA arms)', records, 'train', 'inv', 'step', 'inv'),
-    curve(`${prefix}-sigreg`, 'SIGReg term (JEPA arms)', records, 'train', 'sigreg', 'step', 'SIGReg'),
-    curve(`${prefix}-val-loss`, 'Validation loss per epoch', records, 'epoch', 'valLoss', 'epoch', 'val loss', [], undefined, epochs),
+  const figures = [
+    curve(`${prefix}-r1`, 'Image→text R@1 on the test pairs, per epoch', records, 'eval', 'r1', 'R@1', r1Lines, 0, epochs, view),
+    curve(`${prefix}-mknn`, 'Mutual 10-NN on the test pairs, per epoch', records, 'eval', 'mknn', 'mutual k-NN', chanceMknn !== null ? [{ axis: 'y', value: chanceMknn, label: `chance ${chanceMknn.toFixed(3)}` }] : [], 0, epochs, view),
+    curve(`${prefix}-loss`, 'Training loss (JEPA: inv + λ·SIGReg; NTP: cross-entropy)', records, 'train', 'loss', 'loss', [], undefined, epochs, view),
+    curve(`${prefix}-inv`, 'Invariance term (JEPA arms)', records, 'train', 'inv', 'inv', [], undefined, epochs, view),
+    curve(`${prefix}-sigreg`, 'SIGReg term (JEPA arms)', records, 'train', 'sigreg', 'SIGReg', [], undefined, epochs, view),
+    curve(`${prefix}-val-loss`, 'Validation loss per epoch', records, 'epoch', 'valLoss', 'val loss', [], undefined, epochs, view),
   ];
+  return figures.map((f) => smoothed(f, view.smoothing ?? 0));
 }
 
 // --- tables ---------------------------------------------------------------------------------------------------
@@ -92,7 +88,7 @@ export function armsTable(rows: (ArmResult & { experiment?: string })[], id = 'a
 
 export const differencesTable = (r: ExperimentResult, id = 'differences'): TableSpec => ({
   id, title: 'Paired differences between arms (a − b, same resampled test items)',
-  columns: [{ key: 'metric', label: 'Metric' }, { key: 'a', label: 'a' }, { key: 'b', label: 'b' }, { key: 'seed', label: 'Seed', format: 'int' }, { key: 'diff', label: 'a − b', format: 'ci' }, { key: 'verdict', label: '' }],
+  columns: [{ key: 'metric', label: 'Metric' }, { key: 'a', label: 'a' }, { key: 'b', label: 'b' }, { key: 'seed', label: 'Seed', format: 'int' }, { key: 'diff', label: 'a − b', format: 'ci' }, { key: 'verdict', label: 'Verdict' }],
   rows: r.differences.map((d) => ({
     metric: d.metric === 'r1' ? 'R@1' : 'mutual k-NN', a: d.a, b: d.b, seed: d.seed, diff: { value: d.estimate, lo: d.lo, hi: d.hi },
     verdict: d.lo > 0 ? `${d.a} better` : d.hi < 0 ? `${d.b} better` : 'CI covers 0',
@@ -105,15 +101,17 @@ export const spreadTable = (r: ExperimentResult, id = 'seed-spread'): TableSpec 
   rows: r.spread.map((s) => ({ arm: s.arm, seeds: s.seeds, mean: s.meanR1, sd: s.seeds > 1 ? s.sdR1 : null, min: s.minR1, max: s.maxR1 })),
 });
 
-// Bars with CIs: one bar group per arm, one bar series per experiment (or per seed within one experiment).
-export function armBars(groups: { label: string; arms: ArmResult[] }[], metric: 'r1' | 'mknn', id: string, chance?: number): FigureSpec {
-  const order = Object.keys(ARM_COLOR);
-  const arms = [...new Set(groups.flatMap((g) => g.arms.map((a) => a.arm)))].sort((a, b) => (order.indexOf(a) + 99 * +!order.includes(a)) - (order.indexOf(b) + 99 * +!order.includes(b)));
+// Bars with CIs: one bar group per arm, one bar series per experiment (or per seed within one experiment), in the
+// experiment's colour when given (Compare colours bars by run, like its curves).
+export function armBars(groups: { label: string; arms: ArmResult[]; color?: string }[], metric: 'r1' | 'mknn', id: string, chance?: number): FigureSpec {
+  const rank = (arm: string) => (ARM_ORDER.includes(arm) ? ARM_ORDER.indexOf(arm) : 99);
+  const arms = [...new Set(groups.flatMap((g) => g.arms.map((a) => a.arm)))].sort((a, b) => rank(a) - rank(b));
   const series = groups.flatMap((g) => {
     const seeds = [...new Set(g.arms.map((a) => a.seed))];
     return seeds.map((seed) => ({
       label: seeds.length > 1 ? `${g.label} (seed ${seed})` : g.label,
       style: 'bars' as const,
+      ...(g.color ? { color: g.color } : {}),
       points: g.arms.filter((a) => a.seed === seed && a[metric]).map((a) => ({ x: arms.indexOf(a.arm), y: a[metric]!.estimate, lo: a[metric]!.lo, hi: a[metric]!.hi })),
     }));
   });
@@ -125,27 +123,34 @@ export function armBars(groups: { label: string; arms: ArmResult[] }[], metric: 
   };
 }
 
-// R@1 against the number of fit pairs: test (solid, ±1 SD over the random subsets) and the fit pairs themselves (dashed).
+// R@1 against the number of fit pairs: test pairs (solid, ±1 SD over the random subsets) on the left axis, the fit
+// pairs scored among themselves (dashed) on the right: fit R@1 runs to ~1 while test R@1 stays near chance, and
+// one linear axis would flatten the test curves.
 export function sweepFigure(r: ExperimentResult, id = 'sweep-r1-vs-pairs'): FigureSpec {
   const keys = [...new Set(r.sweep.map((s) => `${s.arm}\u0000${s.seed}`))];
   const seeds = new Set(r.sweep.map((s) => s.seed)).size;
   return {
     id,
-    title: 'R@1 against the number of fit pairs (test: solid with ±1 SD over repeats; fit pairs: dashed)',
+    title: 'R@1 against the number of fit pairs',
     x: { label: 'fit pairs n (log)', log: true },
-    y: { label: 'R@1', min: 0 },
+    y: { label: 'test R@1 (solid, ±1 SD over repeats)', min: 0 },
+    y2: { label: 'fit-pair R@1 (dashed)', min: 0, max: 1 },
     series: keys.flatMap((k) => {
       const [arm, seed] = k.split('\u0000');
       const rows = r.sweep.filter((s) => s.arm === arm && String(s.seed) === seed).sort((a, b) => a.n - b.n);
       const name = seeds > 1 ? `${arm} s${seed}` : arm;
       return [
-        { label: `${name} test`, color: armColor(arm), points: rows.map((s) => ({ x: s.n, y: s.testR1, lo: s.testR1 - s.sdTestR1, hi: s.testR1 + s.sdTestR1 })) },
-        { label: `${name} fit`, color: armColor(arm), dashed: true, points: rows.map((s) => ({ x: s.n, y: s.fitR1 })) },
+        { label: `${name}: test (solid, left)`, color: armColor(arm), points: rows.map((s) => ({ x: s.n, y: s.testR1, lo: s.testR1 - s.sdTestR1, hi: s.testR1 + s.sdTestR1 })) },
+        { label: `${name}: fit pairs (dashed, right)`, color: armColor(arm), dash: 'dashed' as const, yAxis: 'right' as const, points: rows.map((s) => ({ x: s.n, y: s.fitR1 })) },
       ];
     }),
     refLines: [{ axis: 'y', value: r.chance.r1, label: `chance ${r.chance.r1.toFixed(3)}` }],
   };
 }
+
+// Rank bins [edges[i] + 1, edges[i + 1]] of the true caption; a one-rank bin is labelled by its rank alone.
+export const rankBinLabels = (edges: number[]): string[] =>
+  edges.map((e, i) => (i + 1 >= edges.length ? `>${e}` : edges[i + 1] === e + 1 ? String(e + 1) : `${e + 1}–${edges[i + 1]}`));
 
 export function rankFigure(r: ExperimentResult, id = 'rank-histogram'): FigureSpec {
   const h = r.rankHistograms;
@@ -154,7 +159,7 @@ export function rankFigure(r: ExperimentResult, id = 'rank-histogram'): FigureSp
   return {
     id,
     title: 'Rank of the true caption among the test captions (image→text)',
-    x: { label: 'rank bin', min: -0.6, max: edges.length - 0.4, categories: edges.map((e, i) => (i + 1 < edges.length ? `${e + 1}–${edges[i + 1]}` : `>${e}`)) },
+    x: { label: 'rank of the true caption', min: -0.6, max: edges.length - 0.4, categories: rankBinLabels(edges) },
     y: { label: 'test queries', min: 0 },
     series: h.map((x) => ({ label: seeds > 1 ? `${x.arm} s${x.seed}` : x.arm, style: 'bars' as const, color: armColor(x.arm), points: x.counts.map((c, i) => ({ x: i, y: c })) })),
     refLines: [],
@@ -171,7 +176,7 @@ export const sweepTable = (r: ExperimentResult, id = 'sweep'): TableSpec => ({
 export const ceilingTable = (r: ExperimentResult, id = 'image-ceiling'): TableSpec => ({
   id,
   title: 'Image-side ceiling: the image encoder against an oracle text side that knows every scene',
-  columns: [{ key: 'what', label: '' }, { key: 'r1', label: 'R@1', format: 'fixed3' }, { key: 'mknn', label: 'Mutual k-NN', format: 'fixed3' }],
+  columns: [{ key: 'what', label: 'Text side' }, { key: 'r1', label: 'R@1', format: 'fixed3' }, { key: 'mknn', label: 'Mutual k-NN', format: 'fixed3' }],
   rows: [
     { what: 'oracle text (bag of the scene\'s concepts)', r1: r.ceiling?.r1 ?? null, mknn: r.ceiling?.mknn ?? null },
     ...r.arms.map((a) => ({ what: `${a.arm} (seed ${a.seed})`, r1: a.r1.estimate, mknn: a.mknn?.estimate ?? null })),

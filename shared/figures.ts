@@ -10,12 +10,15 @@ export const Series = z.object({
   points: z.array(Point),
   color: z.string().optional(),
   style: z.enum(['line', 'points', 'bars', 'step']).default('line'), // bars: from 0 (or the axis minimum) to y, centred on x
-  dashed: z.boolean().default(false),
+  dash: z.enum(['solid', 'dashed', 'dotted', 'dashdot']).default('solid'), // tells runs or arms apart in one colour
   yAxis: z.enum(['left', 'right']).default('left'),
+  band: z.boolean().default(false), // lo/hi drawn as a shaded band (mean ± sd over seeds) instead of error bars
+  faint: z.boolean().default(false), // thin and translucent behind its smoothed line, with no legend entry
 });
 export type Series = z.infer<typeof Series>;
 
-// A horizontal (y = value) or vertical (x = value) reference line, e.g. a threshold or chance level.
+// A horizontal (y = value) or vertical (x = value) reference line, e.g. a threshold or chance level; its label
+// goes in the legend, so no text sits on the data.
 export const RefLine = z.object({ axis: z.enum(['x', 'y']), value: z.number(), label: z.string(), color: z.string().optional() });
 export type RefLine = z.infer<typeof RefLine>;
 

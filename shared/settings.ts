@@ -6,5 +6,6 @@ export const Settings = z.object({
   runsDir: z.string().min(1).optional(), // default: <user data>/runs
   threads: z.number().int().min(1).max(256).optional(), // jobs at once; default: number of cores
   theme: z.enum(['system', 'light', 'dark']).default('system'),
+  dataRoots: z.array(z.string().min(1)).max(32).optional(), // folders the browser of `prh serve` may list, beside the lab's datasets
 });
 export type Settings = z.infer<typeof Settings>;

@@ -17,7 +17,7 @@ export type ColumnFormat = z.infer<typeof ColumnFormat>;
 
 export const Column = z.object({
   key: z.string().min(1),
-  label: z.string(),
+  label: z.string().min(1, 'every column needs a header'),
   align: z.enum(['left', 'center', 'right']).optional(), // default: right for numbers, left for text
   format: ColumnFormat.default('auto'),
 });

@@ -1,7 +1,7 @@
 // The desktop shell's main process: one window, settings via electron-store, and IPC to the engine's service.
 // The renderer is sandboxed (contextIsolation, sandbox, no nodeIntegration); every IPC call is checked for its
 // sender and validated by the service before it runs. Jobs compute in worker processes, never here.
-import { app, BrowserWindow, ipcMain, shell, type IpcMainInvokeEvent } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, shell, type IpcMainInvokeEvent } from 'electron';
 import Store from 'electron-store';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -29,6 +29,12 @@ async function main(): Promise<void> {
     if (!trusted(e)) throw new Error('untrusted sender');
     if (typeof method !== 'string') throw new Error('bad call');
     return service.dispatch(method, params);
+  });
+  // The dataset picker's "Browse…": the system's folder dialog, over our window; null when cancelled.
+  ipcMain.handle('prh:pick-folder', async (e) => {
+    if (!trusted(e) || !win) throw new Error('untrusted sender');
+    const r = await dialog.showOpenDialog(win, { title: 'Choose a dataset folder', properties: ['openDirectory'] });
+    return r.canceled ? null : (r.filePaths[0] ?? null);
   });
   service.subscribe((event) => win?.webContents.send('prh:event', event));
 

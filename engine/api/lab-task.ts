@@ -6,10 +6,10 @@ import { writeBundle } from '../report';
 
 export type LabTask =
   | { task: 'match'; runDir: string; images: { name: string; base64: string }[]; pool: string; topK: number }
-  | { task: 'bundle'; runDir: string; out: string };
+  | { task: 'bundle'; runDir: string; out: string; maxCheckpointBytes?: number };
 
 await answerParent(async (t: LabTask) => {
   if (t.task === 'match') return matchDroppedImages(t.runDir, t.images, t.pool, t.topK);
-  writeBundle(t.runDir, t.out);
+  writeBundle(t.runDir, t.out, { maxCheckpointBytes: t.maxCheckpointBytes });
   return { out: t.out };
 });

@@ -5,13 +5,15 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ApiArgs, DatasetInfo, ExportedFile, Gallery, InspectedView, PhotoViews } from '../../shared/api';
+import type { MetricRecord } from '../../shared/runs';
+import type { TableSpec } from '../../shared/tables';
 import { splitCounts } from '../../shared/dataset';
 import { TrainConfig, ViewConfig } from '../../shared/train';
 import { writeFileAtomic } from '../atomic';
 import { callChild, entryCommand } from '../child';
 import { galleryFromDataset, galleryJson, openDataset, type OpenedDataset } from '../data';
 import { InputError } from '../errors';
-import { renderFigure, tableToCsv, tableToLatex, tableToMarkdown } from '../report';
+import { metricsToCsv, parseTable, renderFigure, tableToCsv, tableToLatex, tableToMarkdown } from '../report';
 import { captionIds, loadTokenizer, trainWordPiece, type Tokenizer } from '../text';
 import type { LabTask } from './lab-task';
 import { DEFAULT_WORLD, datasetsDir } from './settings';
@@ -57,7 +59,9 @@ export function listDatasets(userData: string): DatasetInfo[] {
 
 export function datasetGallery(q: ApiArgs<'datasetGallery'>): Gallery {
   const ds = open(q.path);
-  const images = q.split ? ds.dataset.images.filter((im) => im.split === q.split) : ds.dataset.images;
+  const needle = q.query?.trim().toLowerCase();
+  const images = ds.dataset.images.filter((im) => (!q.split || im.split === q.split)
+    && (!needle || im.id.toLowerCase().includes(needle) || im.captions.some((c) => c.text.toLowerCase().includes(needle))));
   const items = galleryJson(galleryFromDataset({ ...ds, dataset: { ...ds.dataset, images } }, { from: q.from, count: q.count }));
   return {
     path: q.path,
@@ -116,21 +120,37 @@ export async function inspectPhotoViews(q: ApiArgs<'photoViews'>, runDir: string
 
 // --- exports -----------------------------------------------------------------------------------------------
 
-// The bytes for a download, and a copy in the run's report/ when a run is named.
-function exported(filename: string, mime: string, bytes: Uint8Array | string, runDir: string | null): ExportedFile {
-  let savedTo: string | null = null;
-  if (runDir) {
-    savedTo = join(runDir, 'report', filename);
-    writeFileAtomic(savedTo, bytes);
+// One naming scheme for every file leaving the lab: `<item id>.<ext>` inside a run (its report/ as the run wrote it),
+// `<run id>.<item id>.<ext>` as a download, so files of different runs never collide in a downloads folder.
+// A copy of a UI export goes to the run's report/exports/, never over a file there: an identical file is reused,
+// a different one gets the next free `-2`, `-3` suffix.
+const downloadName = (item: string, runId: string | undefined) => (runId ? `${runId}.${item}` : item);
+
+function keepCopy(dir: string, name: string, bytes: Uint8Array): string {
+  const dot = name.lastIndexOf('.');
+  for (let i = 1; ; i++) {
+    const file = join(dir, i === 1 ? name : `${name.slice(0, dot)}-${i}${name.slice(dot)}`);
+    if (!existsSync(file)) {
+      writeFileAtomic(file, bytes);
+      return file;
+    }
+    if (Buffer.from(bytes).equals(readFileSync(file))) return file;
   }
-  return { filename, mime, base64: Buffer.from(bytes).toString('base64'), savedTo };
+}
+
+// The bytes for a download, and a copy in the run's report/exports/ when a run is named.
+function exported(item: string, mime: string, data: Uint8Array | string, run: { id: string; dir: string } | null): ExportedFile {
+  const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data;
+  const savedTo = run ? keepCopy(join(run.dir, 'report', 'exports'), item, bytes) : null;
+  return { filename: downloadName(item, run?.id), mime, base64: Buffer.from(bytes).toString('base64'), savedTo };
 }
 
 // Renders the figure the user sees to a file.
-export async function exportFigure(q: ApiArgs<'exportFigure'>, runDir: string | null): Promise<ExportedFile> {
+export async function exportFigure(q: ApiArgs<'exportFigure'>, run: RunRef): Promise<ExportedFile> {
   const { bytes, mime } = await renderFigure(q.spec, q.format);
-  return exported(`${q.spec.id}.${q.format}`, mime, bytes, runDir);
+  return exported(`${q.spec.id}.${q.format}`, mime, bytes, run);
 }
+type RunRef = { id: string; dir: string } | null;
 
 const TABLE_FORMATS = {
   csv: { ext: 'csv', mime: 'text/csv', render: tableToCsv },
@@ -138,19 +158,25 @@ const TABLE_FORMATS = {
   md: { ext: 'md', mime: 'text/markdown', render: tableToMarkdown },
 } as const;
 
-export function exportTable(q: ApiArgs<'exportTable'>, runDir: string | null): ExportedFile {
+export function exportTable(q: ApiArgs<'exportTable'>, run: RunRef): ExportedFile {
   const f = TABLE_FORMATS[q.format];
-  const text = f.render(q.table as Parameters<typeof tableToCsv>[0]); // validated (TableSpec) by the renderer
-  return exported(`${(q.table as { id: string }).id}.${f.ext}`, f.mime, text, runDir);
+  const table = parseTable(q.table as TableSpec); // an InputError naming the table when it is malformed
+  return exported(`${table.id}.${f.ext}`, f.mime, f.render(table), run);
 }
 
-// The zip is built in the child (a run can be large); it is not kept inside the run folder it bundles.
-export async function exportBundle(runDir: string, id: string): Promise<ExportedFile> {
+// A run's metrics.jsonl as one CSV table (a row per record), for pandas, R or a spreadsheet.
+export function exportMetrics(records: MetricRecord[], run: { id: string; dir: string }): ExportedFile {
+  return { filename: downloadName('metrics.csv', run.id), mime: 'text/csv', base64: Buffer.from(metricsToCsv(records)).toString('base64'), savedTo: null };
+}
+
+// The zip is built in the child (a run can be large); it is not kept inside the run folder it bundles. Checkpoints
+// stay out unless asked for (then those up to 100 MiB each go in).
+export async function exportBundle(runDir: string, id: string, checkpoints: boolean): Promise<ExportedFile> {
   const tmp = mkdtempSync(join(tmpdir(), 'prh-bundle-'));
   try {
     const out = join(tmp, `${id}.zip`);
-    await runLabTask({ task: 'bundle', runDir, out });
-    return exported(`${id}.zip`, 'application/zip', readFileSync(out), null);
+    await runLabTask({ task: 'bundle', runDir, out, ...(checkpoints ? {} : { maxCheckpointBytes: 0 }) });
+    return { filename: `${id}.zip`, mime: 'application/zip', base64: readFileSync(out).toString('base64'), savedTo: null };
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

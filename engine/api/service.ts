@@ -7,8 +7,14 @@ import type { EntryCommand } from '../child';
 import { RunStore, Scheduler } from '../runs';
 import { explore, prop2Demo, thm1Demo } from '../theory';
 import { workerCommand } from '../worker';
-import { datasetGallery, exportBundle, exportFigure, exportTable, inspectPhotoViews, listDatasets, runLabTask } from './lab';
-import type { SettingsStore } from './settings';
+import { rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { InputError } from '../errors';
+import { issuesText } from '../../shared/issues';
+import { readAnnotation, writeAnnotation } from './annotations';
+import { browseFolder, folderRoots } from './folders';
+import { datasetGallery, exportBundle, exportFigure, exportMetrics, exportTable, inspectPhotoViews, listDatasets, runLabTask } from './lab';
+import { datasetsDir, type SettingsStore } from './settings';
 
 // runsDir: where runs are stored; userData: the app's user-data folder (the lab's datasets/); worker: how to start
 // a job's process (default: engine/worker under tsx, or the Electron bundle's worker.js).
@@ -35,7 +41,9 @@ export class Service implements Api {
   async dispatch(method: string, params: unknown): Promise<unknown> {
     if (!Object.hasOwn(ApiParams, method)) throw new Error(`unknown method ${JSON.stringify(method)}`);
     const m = method as ApiMethod;
-    const parsed = ApiParams[m].parse(params ?? {});
+    const check = ApiParams[m].safeParse(params ?? {});
+    if (!check.success) throw new InputError(`${m}: ${issuesText(check.error)}`);
+    const parsed = check.data;
     return (this[m] as (p: unknown) => Promise<unknown>).call(this, parsed);
   }
 
@@ -58,6 +66,27 @@ export class Service implements Api {
   async resumeRun({ id }: ApiArgs<'resumeRun'>) {
     return this.scheduler.submit(id, true);
   }
+  async deleteRun({ id }: ApiArgs<'deleteRun'>) {
+    const { status } = this.store.get(id);
+    if (status === 'running' || status === 'queued') throw new InputError(`run ${id} is ${status}: cancel it before deleting it`);
+    rmSync(this.store.dir(id), { recursive: true, force: true });
+    return { id };
+  }
+  async runIndex() {
+    return this.store.ids().map((id) => {
+      let config = null;
+      try {
+        config = this.store.config(id);
+      } catch {
+        /* an unreadable config.json shows as an empty row, not a failed table */
+      }
+      return { id, config, annotation: readAnnotation(this.store.dir(id)) };
+    });
+  }
+  async annotateRun({ id, annotation }: ApiArgs<'annotateRun'>) {
+    this.store.get(id); // a clear error for an unknown run
+    return writeAnnotation(this.store.dir(id), annotation);
+  }
   // Small by the API's caps, so these answer inline; anything larger runs as a job.
   async theoryExplore(q: ApiArgs<'theoryExplore'>) {
     return explore(q);
@@ -70,13 +99,18 @@ export class Service implements Api {
   }
   // The experiment lab (engine/api/lab.ts); matching and bundling compute in a child process.
   async exportFigure(q: ApiArgs<'exportFigure'>) {
-    return exportFigure(q, this.runDir(q.runId));
+    return exportFigure(q, this.runRef(q.runId));
   }
   async datasets() {
     return listDatasets(this.opts.userData);
   }
   async datasetGallery(q: ApiArgs<'datasetGallery'>) {
     return datasetGallery(q);
+  }
+  // Roots: the lab's datasets folder, the folders around the datasets runs used, the settings' dataRoots.
+  async browseFolder({ path }: ApiArgs<'browseFolder'>) {
+    const used = (await this.runIndex()).flatMap((e) => (e.config && 'data' in e.config ? [dirname(e.config.data)] : []));
+    return browseFolder(path, folderRoots([datasetsDir(this.opts.userData), ...used, ...(this.opts.settings.get().dataRoots ?? [])]));
   }
   async photoViews(q: ApiArgs<'photoViews'>) {
     return inspectPhotoViews(q, this.runDir(q.runId));
@@ -85,11 +119,15 @@ export class Service implements Api {
     return (await runLabTask({ task: 'match', runDir: this.store.dir(q.runId), images: q.images, pool: q.pool, topK: q.topK })) as MatchResult;
   }
   async exportTable(q: ApiArgs<'exportTable'>) {
-    return exportTable(q, this.runDir(q.runId));
+    return exportTable(q, this.runRef(q.runId));
   }
-  async exportBundle({ id }: ApiArgs<'exportBundle'>) {
+  async exportBundle({ id, checkpoints }: ApiArgs<'exportBundle'>) {
     this.store.get(id); // a clear error for an unknown run
-    return exportBundle(this.store.dir(id), id);
+    return exportBundle(this.store.dir(id), id, checkpoints);
+  }
+  async exportMetrics({ id }: ApiArgs<'exportMetrics'>) {
+    this.store.get(id);
+    return exportMetrics(this.store.metrics(id), { id, dir: this.store.dir(id) });
   }
   async getSettings() {
     return this.opts.settings.get();
@@ -104,5 +142,8 @@ export class Service implements Api {
 
   private runDir(id: string | undefined): string | null {
     return id ? this.store.dir(id) : null;
+  }
+  private runRef(id: string | undefined): { id: string; dir: string } | null {
+    return id ? { id, dir: this.store.dir(id) } : null;
   }
 }

@@ -6,6 +6,7 @@ import type { RunConfigInput, RunState } from '../../shared/runs';
 import { fileSettings, runsDirOf, Service, userDataDir } from '../api';
 import { EXIT, printTable } from './output';
 import { serve } from './serve';
+import { ensureRenderer, serveToken } from './serve-session';
 
 const rendererDir = () => resolve(import.meta.dirname, '..', '..', 'out', 'renderer');
 
@@ -50,9 +51,12 @@ export function registerRuns(program: Command, setExit: (code: number) => void):
     .option('--port <n>', 'port (0 = any free port)', (v) => Number.parseInt(v, 10), 0)
     .option('--threads <n>', 'jobs at once (default: settings, else number of cores)', (v) => Number.parseInt(v, 10))
     .option('--json', 'print {url, port} as JSON')
-    .action(async (o: { runs?: string; port: number; threads?: number; json?: boolean }) => {
+    .option('--new-token', 'replace the runs folder\'s token (signs every open tab out)')
+    .action(async (o: { runs?: string; port: number; threads?: number; json?: boolean; newToken?: boolean }) => {
+      ensureRenderer(rendererDir());
       const service = openService(o.runs, o.threads);
-      const s = await serve({ service, rendererDir: rendererDir(), port: o.port });
+      // One token per runs folder, kept across restarts: with the same --port, open tabs reconnect by themselves.
+      const s = await serve({ service, rendererDir: rendererDir(), port: o.port, token: serveToken(service.store.root, o.newToken) });
       if (o.json) console.log(JSON.stringify({ url: s.url, port: s.port, runsDir: service.store.root }));
       else console.log(`prh serve: open ${s.url}\n  runs: ${service.store.root}\n  (Ctrl+C stops; running jobs are cancelled and can be resumed)`);
       const stop = async () => {

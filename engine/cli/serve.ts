@@ -32,12 +32,13 @@ export async function serve(opts: ServeOptions): Promise<Serving> {
 
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', `http://${host}`);
-    if (sameToken(url.searchParams.get('token'))) {
+    const given = url.searchParams.get('token')?.trim().replace(/^.*[?&]token=/, ''); // the token, or the whole printed URL pasted
+    if (sameToken(given)) {
       // First visit: trade the URL token for a cookie, then drop it from the address bar.
       res.writeHead(302, { 'Set-Cookie': `${cookieName()}=${token}; HttpOnly; SameSite=Strict; Path=/`, Location: url.pathname });
       return res.end();
     }
-    if (!sameToken(cookieToken(req))) return deny(res, 401, 'This workbench needs its token: open the URL that `prh serve` printed.');
+    if (!sameToken(cookieToken(req))) return signIn(res, given !== undefined);
     if (req.method !== 'GET' && req.method !== 'HEAD') return deny(res, 405, 'method not allowed');
     sendFile(res, opts.rendererDir, url.pathname);
   });
@@ -93,6 +94,18 @@ function sendFile(res: ServerResponse, root: string, pathname: string): void {
   if (file.endsWith('.html')) Object.assign(headers, { 'Content-Security-Policy': CSP, 'X-Frame-Options': 'DENY', 'Referrer-Policy': 'no-referrer' });
   res.writeHead(200, headers);
   res.end(readFileSync(file));
+}
+
+// Without a valid cookie (a new browser, or a server started with --new-token): a page that asks for the token.
+const SIGN_IN_CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+function signIn(res: ServerResponse, wrong: boolean): void {
+  res.writeHead(401, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': SIGN_IN_CSP, 'X-Frame-Options': 'DENY', 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' });
+  res.end(`<!doctype html><html lang="en"><meta charset="utf-8"><title>prh-workbench: sign in</title>
+<style>body{font:15px system-ui,sans-serif;max-width:560px;margin:12vh auto;padding:0 20px;color:#1b1f24}input{font:inherit;width:100%;padding:6px 8px;margin:8px 0}button{font:inherit;padding:6px 14px}.e{color:#cf222e}</style>
+<h1>This workbench needs its token</h1>
+<p>Open the URL that <code>prh serve</code> printed, or paste it (or just its token) here. The token stays the same for this runs folder when the server restarts.</p>
+${wrong ? '<p class="e" role="alert">That token does not open this workbench.</p>' : ''}
+<form method="get" action="/"><label for="token">Token or URL</label><input id="token" name="token" autocomplete="off" autofocus spellcheck="false"><button type="submit">Open</button></form></html>\n`);
 }
 
 function deny(res: ServerResponse, code: number, text: string): void {

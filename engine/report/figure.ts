@@ -1,5 +1,6 @@
-// Renders a FigureSpec with chart.js on @napi-rs/canvas (no browser): PNG at 2x, SVG with text as paths,
-// or a one-page vector PDF (paths and embedded font subsets, no bitmap) sized to the figure in pt.
+// Renders a FigureSpec with chart.js on @napi-rs/canvas (no browser): PNG at 2x, SVG with real <text> (searchable,
+// selectable, its font named with fallbacks), or a one-page vector PDF (paths and embedded font subsets, no bitmap)
+// sized to the figure in pt.
 import { createCanvas, PDFDocument, SvgExportFlag } from '@napi-rs/canvas';
 import { Chart, CategoryScale, Filler, Legend, LinearScale, LineController, LineElement, LogarithmicScale, PointElement, ScatterController, Title } from 'chart.js';
 import { chartConfig, LIGHT } from '../../shared/chart';
@@ -18,11 +19,11 @@ export async function renderFigure(spec: FigureSpec, format: FigureFormat): Prom
   const config = chartConfig(spec, LIGHT, { background: true });
   const mime = FIGURE_MIME[format];
   if (format === 'svg') {
-    const canvas = createCanvas(WIDTH, HEIGHT, SvgExportFlag.ConvertTextToPaths);
+    const canvas = createCanvas(WIDTH, HEIGHT, SvgExportFlag.NoPrettyXML);
     const chart = new Chart(canvas as unknown as HTMLCanvasElement, config);
-    const svg = canvas.getContent();
+    const svg = tidySvg(canvas.getContent().toString());
     chart.destroy();
-    return { bytes: new Uint8Array(svg), mime };
+    return { bytes: new TextEncoder().encode(svg), mime };
   }
   if (format === 'pdf') {
     const doc = new PDFDocument({ title: FigureSpecSchema.parse(spec).title, creator: 'prh-workbench' });
@@ -40,6 +41,38 @@ export async function renderFigure(spec: FigureSpec, format: FigureFormat): Prom
   const png = await canvas.encode('png');
   chart.destroy();
   return { bytes: new Uint8Array(png), mime };
+}
+
+// Skia writes glyph positions as `x="1, 2, "` (a trailing comma strict SVG parsers reject), one <text> per word with
+// an empty one for each space (so "mutual kNN" cannot be found), and names the one font it resolved. Words of one
+// label are joined back into one <text> (a space placed between them), and the font gets its metric-compatible
+// twins, then any sans-serif, for a reader without it.
+const FONT_FALLBACKS: Record<string, string> = { 'Liberation Sans': 'Arial, Helvetica', 'DejaVu Sans': 'Verdana' };
+const TEXT = /<text ([^>]*?) x="([^"]*)" y="([^"]*)">([^<]*)<\/text>/g;
+function joinWords(svg: string): string {
+  const runs: { start: number; end: number; attrs: string; words: { xs: string[]; y: string; text: string }[] }[] = [];
+  for (const m of svg.matchAll(TEXT)) {
+    const last = runs[runs.length - 1];
+    const word = { xs: m[2].split(',').map((s) => s.trim()).filter(Boolean), y: m[3], text: m[4] };
+    if (last && last.end === m.index && last.attrs === m[1]) { last.words.push(word); last.end = m.index + m[0].length; }
+    else runs.push({ start: m.index!, end: m.index! + m[0].length, attrs: m[1], words: [word] });
+  }
+  let out = '', at = 0;
+  for (const r of runs) {
+    const words = r.words.filter((w) => w.text);
+    let text = '', xs: string[] = [];
+    words.forEach((w, i) => {
+      if (i) { text += ' '; xs.push(String((Number(xs[xs.length - 1]) + Number(w.xs[0])) / 2)); } // the space, between the words
+      text += w.text;
+      xs = xs.concat(w.xs);
+    });
+    out += svg.slice(at, r.start) + (words.length ? `<text ${r.attrs} x="${xs.join(', ')}" y="${words[0].y.replace(/,\s*$/, '')}">${text}</text>` : '');
+    at = r.end;
+  }
+  return out + svg.slice(at);
+}
+function tidySvg(svg: string): string {
+  return joinWords(svg).replace(/font-family="([^"]+)"/g, (_, f: string) => `font-family="${[f, FONT_FALLBACKS[f], 'sans-serif'].filter(Boolean).join(', ')}"`);
 }
 
 // A PDF page context has no `.canvas`, which chart.js reads for the size; give it a stand-in canvas whose

@@ -1,5 +1,6 @@
-// Report: figures (PNG/SVG/PDF), tables (CSV/Markdown/LaTeX), report folders and zipped runs, for papers.
+// Report: figures (PNG/SVG/PDF), tables (CSV/Markdown/LaTeX), metrics as CSV, report folders and zipped runs.
 export { renderFigure } from './figure';
-export { tableToCsv, tableToMarkdown, tableToLatex } from './table';
+export { parseTable, tableToCsv, tableToMarkdown, tableToLatex } from './table';
+export { metricsToCsv } from './metrics-csv';
 export { writeReport, type ReportInput } from './report';
 export { bundleRun, writeBundle, type BundleOptions } from './bundle';

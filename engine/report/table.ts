@@ -38,14 +38,23 @@ function alignOf(t: TableSpecResolved, col: Column): 'left' | 'center' | 'right'
   return col.align ?? (t.rows.some((r) => { const v = r[col.key]; return typeof v === 'number' || (v !== null && typeof v === 'object'); }) ? 'right' : 'left');
 }
 
-// csv-stringify is not installed (and package.json is not ours to edit); RFC 4180 quoting is this one rule.
-const csvField = (s: string): string => (/[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
+// csv-stringify is not installed; RFC 4180 quoting is this one rule.
+export const csvField = (s: string): string => (/[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
+const hasEstimates = (t: TableSpecResolved, c: Column) => c.format === 'ci' || t.rows.some((r) => { const v = r[c.key]; return v !== null && typeof v === 'object'; });
+const csvNumber = (x: number | undefined): string => (x === undefined ? '' : String(x));
 
-// Header row of column labels, then one line per row, CRLF-terminated (RFC 4180). Title and notes are not data.
+// Data to load, not to read: a header row of column labels, then one line per row, CRLF-terminated (RFC 4180).
+// Numbers are written in full (no rounding, no %), and a column of estimates becomes three: `R@1`, `R@1 lo`,
+// `R@1 hi`. Title and notes are not data.
 export function tableToCsv(input: TableSpec): string {
   const t = parseTable(input);
-  const lines = [t.columns.map((c) => c.label), ...t.rows.map((r) => t.columns.map((c) => plain(cellText(r[c.key], c.format))))];
-  return lines.map((cells) => cells.map(csvField).join(',')).join('\r\n') + '\r\n';
+  const header = t.columns.flatMap((c) => (hasEstimates(t, c) ? [c.label, `${c.label} lo`, `${c.label} hi`] : [c.label]));
+  const rows = t.rows.map((r) => t.columns.flatMap((c) => {
+    const v = r[c.key];
+    const cells = v === undefined || v === null ? [''] : typeof v === 'string' ? [v] : typeof v === 'number' ? [csvNumber(v)] : [csvNumber(v.value), csvNumber(v.lo), csvNumber(v.hi)];
+    return hasEstimates(t, c) ? [...cells, '', ''].slice(0, 3) : cells;
+  }));
+  return [header, ...rows].map((cells) => cells.map(csvField).join(',')).join('\r\n') + '\r\n';
 }
 
 // Bold title, a pipe table padded so the source reads as a table too, then the notes; empty cells print as –.
@@ -68,8 +77,27 @@ const LATEX_SPECIALS: Record<string, string> = {
   // not special, but the default OT1 font encoding prints them as an em dash and inverted marks
   '|': '\\textbar{}', '<': '\\textless{}', '>': '\\textgreater{}',
 };
+// What labels and notes hold beyond ASCII, as commands pdflatex knows without extra packages: pdflatex stops on a
+// character its font encoding lacks (Greek, arrows, the minus sign, subscripts), and Latin letters with accents are
+// left to its default utf8 input encoding.
+const LATEX_UNICODE: Record<string, string> = {
+  '→': '$\\rightarrow$', '←': '$\\leftarrow$', '↔': '$\\leftrightarrow$', '−': '$-$', '±': '$\\pm$', '×': '$\\times$', '·': '$\\cdot$',
+  '≤': '$\\leq$', '≥': '$\\geq$', '≈': '$\\approx$', '≠': '$\\neq$', '∞': '$\\infty$', '√': '$\\surd$', '∑': '$\\sum$', 'Σ': '$\\Sigma$',
+  '–': '--', '—': '---', '…': '\\ldots{}', '‘': '`', '’': "'", '“': '``', '”': "''", '°': '$^\\circ$', '\u00a0': '~',
+  α: '$\\alpha$', β: '$\\beta$', γ: '$\\gamma$', δ: '$\\delta$', ε: '$\\epsilon$', η: '$\\eta$', θ: '$\\theta$', κ: '$\\kappa$', λ: '$\\lambda$',
+  μ: '$\\mu$', ν: '$\\nu$', π: '$\\pi$', ρ: '$\\rho$', σ: '$\\sigma$', τ: '$\\tau$', φ: '$\\phi$', χ: '$\\chi$', ψ: '$\\psi$', ω: '$\\omega$',
+  Δ: '$\\Delta$', Λ: '$\\Lambda$', Ω: '$\\Omega$',
+};
+const SUBSCRIPT = '₀₁₂₃₄₅₆₇₈₉', SUPERSCRIPT = '⁰¹²³⁴⁵⁶⁷⁸⁹';
+function latexChar(ch: string): string {
+  if (LATEX_SPECIALS[ch]) return LATEX_SPECIALS[ch];
+  if (LATEX_UNICODE[ch]) return LATEX_UNICODE[ch];
+  if (SUBSCRIPT.includes(ch)) return `$_{${SUBSCRIPT.indexOf(ch)}}$`;
+  if (SUPERSCRIPT.includes(ch)) return `$^{${SUPERSCRIPT.indexOf(ch)}}$`;
+  return /[\u00c0-\u024f]/.test(ch) ? ch : '?'; // accented Latin letters pass; anything else would stop pdflatex
+}
 // One pass, so the backslashes this adds are not escaped again; newlines become spaces (a cell is one line).
-const latexEscape = (s: string): string => s.replace(/[&%$#_{}~^\\|<>]/g, (ch) => LATEX_SPECIALS[ch]).replace(/\s*\r?\n\s*/g, ' ');
+const latexEscape = (s: string): string => s.replace(/\s*\r?\n\s*/g, ' ').replace(/[&%$#_{}~^\\|<>]|[^\x00-\x7f]/gu, latexChar);
 
 // A table float with booktabs rules; the interval is set smaller than the estimate; numbers get a true minus.
 export function tableToLatex(input: TableSpec): string {

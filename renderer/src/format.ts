@@ -17,6 +17,7 @@ export function flatten(obj: unknown, prefix = ''): [string, string][] {
 // Short arrays in full; long numeric ones by their distinct values or their range; matrices by shape.
 function fmtArray(a: unknown[]): string {
   if (a.every(Array.isArray)) return `${a.length}×${(a[0] as unknown[] | undefined)?.length ?? 0} matrix`;
+  if (a.every((x) => typeof x === 'string') && a.length <= 12) return a.join(', ');
   if (!a.every((x) => typeof x === 'number')) return `${a.length} items`;
   const xs = a as number[];
   if (xs.length <= 12) return xs.map(fmt).join(', ');

@@ -1,5 +1,6 @@
-// Light/dark theme: a data-theme attribute on <html> drives the CSS variables; charts read the same choice.
-import { computed, ref } from 'vue';
+// Light/dark theme: a data-theme attribute on <html> drives the CSS variables; charts read the same choice. Both
+// follow the setting and, under `system`, the system's preference as it changes.
+import { computed, ref, watchEffect } from 'vue';
 import { DARK, LIGHT } from '../../shared/chart';
 import type { Settings } from '../../shared/settings';
 
@@ -10,4 +11,4 @@ prefersDark.addEventListener('change', (e) => (systemDark.value = e.matches));
 
 export const isDark = computed(() => themeSetting.value === 'dark' || (themeSetting.value === 'system' && systemDark.value));
 export const chartTheme = computed(() => (isDark.value ? DARK : LIGHT));
-export const applyTheme = () => document.documentElement.setAttribute('data-theme', isDark.value ? 'dark' : 'light');
+watchEffect(() => document.documentElement.setAttribute('data-theme', isDark.value ? 'dark' : 'light'));

@@ -29,7 +29,8 @@ vi.mock('electron', () => {
   }
   const app = { whenReady: async () => undefined, getPath: () => home, getVersion: () => '0.1.0', on: vi.fn(), quit: vi.fn() };
   const ipcMain = { handle: (ch: string, fn: (...a: unknown[]) => unknown) => h.handlers.set(ch, fn), on: vi.fn() };
-  const electron = { app, BrowserWindow, ipcMain, shell: { openExternal: vi.fn() } };
+  const dialog = { showOpenDialog: vi.fn(async () => ({ canceled: false, filePaths: ['/data/flickr30k'] })) };
+  const electron = { app, BrowserWindow, ipcMain, dialog, shell: { openExternal: vi.fn() } };
   return { ...electron, default: electron };
 });
 
@@ -57,5 +58,13 @@ describe('electron main', () => {
     await expect(call(ours, 'getRun', { id: '../x' })).rejects.toThrow();
     const settings = await call(ours, 'setSettings', { theme: 'dark' });
     expect(settings).toMatchObject({ theme: 'dark' });
+  });
+
+  it('opens the folder dialog for its own page only', async () => {
+    const pick = h.handlers.get('prh:pick-folder')!;
+    const win = h.windows[0];
+    const ours = { sender: win.webContents, senderFrame: { url: pathToFileURL(String(win.loaded)).href } };
+    expect(await pick(ours)).toBe('/data/flickr30k');
+    await expect(pick({ ...ours, senderFrame: { url: 'https://evil.example/' } })).rejects.toThrow(/untrusted/);
   });
 });

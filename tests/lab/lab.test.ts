@@ -76,11 +76,19 @@ describe('exports', () => {
     id: 'arms', title: 'Arms', columns: [{ key: 'arm', label: 'Arm' }, { key: 'r1', label: 'R@1', format: 'ci' }],
     rows: [{ arm: 'good', r1: { value: 0.25, lo: 0.2, hi: 0.3 } }],
   };
-  it('writes a table as CSV / LaTeX / Markdown and keeps a copy in the run report', () => {
-    const runDir = join(home, 'run-x');
-    const csv = exportTable({ table, format: 'csv' }, runDir);
-    expect(csv).toMatchObject({ filename: 'arms.csv', mime: 'text/csv', savedTo: join(runDir, 'report', 'arms.csv') });
+  it('writes a table as CSV / LaTeX / Markdown and keeps a copy in the run report, never over a file there', () => {
+    const run = { id: 'run-x', dir: join(home, 'run-x') };
+    mkdirSync(join(run.dir, 'report', 'exports'), { recursive: true });
+    writeFileSync(join(run.dir, 'report', 'arms.csv'), 'as the run wrote it');
+    const csv = exportTable({ table, format: 'csv' }, run);
+    expect(csv).toMatchObject({ filename: 'run-x.arms.csv', mime: 'text/csv', savedTo: join(run.dir, 'report', 'exports', 'arms.csv') });
     expect(Buffer.from(csv.base64, 'base64').toString()).toBe(tableToCsv(table));
+    expect(readFileSync(csv.savedTo!, 'utf8')).toBe(tableToCsv(table));
+    expect(readFileSync(join(run.dir, 'report', 'arms.csv'), 'utf8')).toBe('as the run wrote it');
+    // The same export again reuses its copy; a different table of the same id gets the next free name.
+    expect(exportTable({ table, format: 'csv' }, run).savedTo).toBe(csv.savedTo);
+    const other = exportTable({ table: { ...table, rows: [] }, format: 'csv' }, run);
+    expect(other.savedTo).toBe(join(run.dir, 'report', 'exports', 'arms-2.csv'));
     expect(readFileSync(csv.savedTo!, 'utf8')).toBe(tableToCsv(table));
     expect(Buffer.from(exportTable({ table, format: 'latex' }, null).base64, 'base64').toString()).toContain('0.250 {\\scriptsize [0.200, 0.300]}');
     expect(exportTable({ table, format: 'md' }, null).filename).toBe('arms.md');
@@ -126,11 +134,14 @@ describe('image drop on a finished experiment', () => {
     expect(await matchImages(images)).toEqual(r);
     await expect(matchImages([images[1]])).rejects.toThrow(/none of the dropped files is a readable image \(notes.txt\)/);
 
-    const zip = await exportBundle(dir, id);
+    const zip = await exportBundle(dir, id, false);
     expect(zip.filename).toBe(`${id}.zip`);
     const files = Object.keys(unzipSync(Buffer.from(zip.base64, 'base64')));
     expect(files).toContain(`${id}/config.json`);
     expect(files.some((f) => f.startsWith(`${id}/final/good-s0/`))).toBe(true);
+    expect(files.some((f) => f.includes('/checkpoints/'))).toBe(false);
+    const withCheckpoints = Object.keys(unzipSync(Buffer.from((await exportBundle(dir, id, true)).base64, 'base64')));
+    expect(withCheckpoints.some((f) => f.includes('/checkpoints/'))).toBe(true);
     expect(existsSync(join(dir, `${id}.zip`))).toBe(false);
   });
 });

@@ -44,9 +44,17 @@ describe('useExperimentForm', () => {
     const f = useExperimentForm(ref([{ ...world, exists: false, counts: null }]));
     f.pickListed();
     expect(f.dataIssue.value).toBe('this dataset is not generated yet');
-    f.form.seeds = '0, x';
+    f.form.seeds = '1, 2, x';
     await nextTick();
-    expect(f.issues.value.map((i) => i.path)).toContain('seeds.1');
+    expect(f.issueFor('seeds')).toBe('seeds: 1, 2, x: x is not a whole number (0 or more)');
     expect(f.ready.value).toBe(false);
+    f.form.seeds = '0';
+    f.form.epochs = 0;
+    f.form.batch = '' as unknown as number; // a cleared number field
+    await nextTick();
+    expect(f.issueFor('seeds')).toBe('');
+    expect(f.issueFor('train.epochs')).toBe('epochs: must be at least 1');
+    expect(f.issueFor('train.batch')).toBe('batch: expected a number');
+    expect(JSON.stringify(f.issues.value)).not.toMatch(/"code"|invalid_type/); // words, not zod's JSON
   });
 });

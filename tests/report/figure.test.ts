@@ -12,7 +12,7 @@ const spec: FigureSpec = {
   y2: { label: 'loss' },
   series: [
     { label: 'JEPA', points: Array.from({ length: 20 }, (_, i) => ({ x: 2 ** (i / 2 + 3), y: 1 - 0.8 * Math.exp(-i / 5) })) },
-    { label: 'contrastive', dashed: true, points: Array.from({ length: 20 }, (_, i) => ({ x: 2 ** (i / 2 + 3), y: 0.9 - 0.7 * Math.exp(-i / 8) })) },
+    { label: 'contrastive', dash: 'dashed', points: Array.from({ length: 20 }, (_, i) => ({ x: 2 ** (i / 2 + 3), y: 0.9 - 0.7 * Math.exp(-i / 8) })) },
     { label: 'seeds', style: 'points', points: [{ x: 16, y: 0.5 }, { x: 64, y: 0.55 }, { x: 256, y: null }] },
     { label: 'loss', yAxis: 'right', style: 'step', points: Array.from({ length: 8 }, (_, i) => ({ x: 2 ** (i + 3), y: 5 / (i + 1) })) },
   ],
@@ -42,13 +42,17 @@ describe('renderFigure', () => {
     expect([ihdr.readUInt32BE(0), ihdr.readUInt32BE(4)]).toEqual([1600, 900]);
   });
 
-  it('SVG: 800x450, text as paths, the chart drawn once', async () => {
+  it('SVG: 800x450, real text in a named font with fallbacks, strict-parser clean, the chart drawn once', async () => {
     const { bytes, mime } = await renderFigure(spec, 'svg');
     const svg = new TextDecoder().decode(bytes);
     expect(mime).toBe('image/svg+xml');
     expect(svg).toMatch(/^<\?xml[^>]*\?>\s*<svg [^>]*width="800" height="450"/);
-    expect(svg).not.toMatch(/<text|<image/);
-    expect(count(svg, /<path /g)).toBeGreaterThan(100);
+    expect(svg).not.toMatch(/<image/);
+    const texts = [...svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]);
+    for (const t of ['Alignment vs width', 'width d', 'mutual kNN', 'JEPA', 'contrastive', 'chance', 'd = 256']) expect(texts).toContain(t); // searchable
+    expect(svg).toMatch(/font-family="[^"]+, sans-serif"/);
+    expect(svg).not.toMatch(/ [xy]="[^"]*,\s*"/); // no trailing comma in glyph position lists
+    expect(count(svg, /<path /g)).toBeGreaterThan(20);
     expect(count(svg, /<rect fill="white" width="800" height="450"/g)).toBe(1); // a second draw would double the file
   });
 

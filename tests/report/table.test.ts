@@ -23,21 +23,24 @@ const table: TableSpec = {
 };
 
 describe('tableToCsv', () => {
-  it('round-trips through csv-parse, quoting commas, quotes and newlines (RFC 4180, CRLF)', () => {
+  it('round-trips through csv-parse as data: estimates in value / lo / hi columns, numbers in full (RFC 4180, CRLF)', () => {
     const csv = tableToCsv(table);
     expect(csv.endsWith('\r\n')).toBe(true);
     expect(parse(csv)).toEqual([
-      ['Method', 'n', 'mutual kNN', 'Acc.', 'error'],
-      ['JEPA, large', '1000', '0.243 [0.215, 0.271]', '74.3%', '1.50e-14'],
-      ['say "hi"\nthen|go', '12', '', '0.0%', ''],
-      ['a & b % c $ d # e _ f { g } h ~ i ^ j \\ k', '', '-0.500 [-0.750, 0.100]', '100.0%', '-2.00e+0'],
+      ['Method', 'n', 'mutual kNN', 'mutual kNN lo', 'mutual kNN hi', 'Acc.', 'error'],
+      ['JEPA, large', '1000', '0.2431', '0.2149', '0.2712', '0.7431', '1.5e-14'],
+      ['say "hi"\nthen|go', '12.4', '', '', '', '-0.00001', ''],
+      ['a & b % c $ d # e _ f { g } h ~ i ^ j \\ k', '', '-0.5', '-0.75', '0.1', '1', '-2'],
     ]);
     expect(csv).toContain('"say ""hi""\nthen|go"');
+    // what a reader such as pandas gets back: numbers, not "0.243 [0.215, 0.271]" or "74.3%"
+    const rows = parse(csv, { columns: true, cast: true }) as Record<string, unknown>[];
+    expect(rows[0]).toMatchObject({ 'mutual kNN': 0.2431, 'mutual kNN lo': 0.2149, 'mutual kNN hi': 0.2712, 'Acc.': 0.7431 });
   });
 
-  it('formats auto numbers to 4 significant digits and keeps integers', () => {
+  it('writes numbers in full, integers as integers', () => {
     const csv = tableToCsv({ id: 't', title: 't', columns: [{ key: 'v', label: 'v' }], rows: [{ v: 3 }, { v: 0.123456 }, { v: 1234.5678 }, { v: 2.5e-7 }] });
-    expect(parse(csv).flat()).toEqual(['v', '3', '0.1235', '1235', '2.5e-7']);
+    expect(parse(csv).flat()).toEqual(['v', '3', '0.123456', '1234.5678', '2.5e-7']);
   });
 });
 

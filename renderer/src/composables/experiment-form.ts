@@ -1,8 +1,10 @@
 // The New experiment form as the user edits it, the ExperimentConfig input it stands for, and what blocks starting
-// it: the backend's own schema's issues and a dataset that does not exist yet.
+// it, in words next to the field: the seed list as typed, the backend's own schema's issues, and a dataset that does
+// not exist yet.
 import { computed, reactive, type Ref } from 'vue';
 import type { DatasetInfo } from '../../../shared/api';
 import { ExperimentConfig, type ExperimentConfigInput } from '../../../shared/experiment';
+import { issuePath, issueText } from '../../../shared/issues';
 import { PRESET_NAMES, type Arm } from '../../../shared/train';
 
 export const defaultForm = () => ({
@@ -25,9 +27,22 @@ export const defaultForm = () => ({
 });
 export type ExperimentForm = ReturnType<typeof defaultForm>;
 
+// Config paths as the form labels them.
+const FIELD_NAMES: Record<string, string> = {
+  data: 'dataset', 'image.model': 'model path', arms: 'arms', 'train.epochs': 'epochs', 'train.batch': 'batch', 'train.lamb': 'λ', 'train.lambEff': 'λ_eff',
+  'eval.k': 'mutual k-NN k', 'eval.bootstrap': 'bootstrap resamples', name: 'name',
+};
+
 export function useExperimentForm(datasets: Ref<DatasetInfo[]>) {
   const form = reactive(defaultForm());
-  const seedList = computed(() => form.seeds.split(',').map((s) => s.trim()).filter(Boolean).map(Number));
+  const seedParts = computed(() => form.seeds.split(',').map((s) => s.trim()).filter(Boolean));
+  const seedList = computed(() => seedParts.value.map(Number));
+  // The list as typed, and the entries that are not seeds: "seeds: 1, 2, x: x is not a whole number".
+  const seedIssue = computed(() => {
+    const bad = seedParts.value.filter((s) => !/^\d+$/.test(s));
+    if (!seedParts.value.length) return 'seeds: give at least one seed, e.g. 0 or 0, 1, 2';
+    return bad.length ? `seeds: ${seedParts.value.join(', ')}: ${bad.join(', ')} ${bad.length > 1 ? 'are not whole numbers' : 'is not a whole number'} (0 or more)` : '';
+  });
   const config = computed<ExperimentConfigInput>(() => ({
     kind: 'experiment',
     version: 1,
@@ -40,13 +55,18 @@ export function useExperimentForm(datasets: Ref<DatasetInfo[]>) {
     eval: { k: form.k, bootstrap: form.bootstrap },
   }));
   const check = computed(() => ExperimentConfig.safeParse(config.value));
-  const issues = computed(() => (check.value.success ? [] : check.value.error.issues.map((i) => ({ path: i.path.map(String).join('.') || '(config)', message: i.message }))));
+  const issues = computed(() => [
+    ...(seedIssue.value ? [{ path: 'seeds', message: seedIssue.value }] : []),
+    ...(check.value.success ? [] : check.value.error.issues.filter((i) => !(seedIssue.value && i.path[0] === 'seeds')).map((i) => ({ path: issuePath(i) || '(config)', message: `${FIELD_NAMES[issuePath(i)] ?? issuePath(i)}: ${issueText(i)}` }))),
+  ]);
+  // The issue to show beside one field (by its config path), '' when it is fine.
+  const issueFor = (path: string) => issues.value.filter((i) => i.path === path || i.path.startsWith(`${path}.`)).map((i) => i.message).join('; ');
   const selectedInfo = computed(() => datasets.value.find((d) => d.path === form.data));
   const dataIssue = computed(() => (!form.data ? 'choose a dataset' : selectedInfo.value && !selectedInfo.value.exists ? 'this dataset is not generated yet' : ''));
   // Keep a listed dataset selected: the first generated one when the current choice is not in the list.
   const pickListed = () => {
     if (!form.data || !datasets.value.some((d) => d.path === form.data)) form.data = (datasets.value.find((d) => d.exists) ?? datasets.value[0])?.path ?? '';
   };
-  const ready = computed(() => check.value.success && !dataIssue.value);
-  return { form, config, seedList, issues, selectedInfo, dataIssue, pickListed, ready };
+  const ready = computed(() => !issues.value.length && !dataIssue.value);
+  return { form, config, seedList, issues, issueFor, selectedInfo, dataIssue, pickListed, ready };
 }

@@ -1,0 +1,21 @@
+// Tags, a note and an archived flag per run, in `<run>/annotation.json` beside the job's own files (which stay as
+// the job wrote them); a run without the file has none.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { RunAnnotation } from '../../shared/api';
+import { writeJsonAtomic } from '../atomic';
+
+const FILE = 'annotation.json';
+
+export function readAnnotation(runDir: string): RunAnnotation {
+  const file = join(runDir, FILE);
+  const parsed = existsSync(file) ? RunAnnotation.safeParse(JSON.parse(readFileSync(file, 'utf8'))) : null;
+  return parsed?.success ? parsed.data : RunAnnotation.parse({});
+}
+
+export function writeAnnotation(runDir: string, patch: Partial<RunAnnotation>): RunAnnotation {
+  const next = RunAnnotation.parse({ ...readAnnotation(runDir), ...patch });
+  next.tags = [...new Set(next.tags)];
+  writeJsonAtomic(join(runDir, FILE), next);
+  return next;
+}
