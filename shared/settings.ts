@@ -2,10 +2,48 @@
 // desktop app and read by `prh serve` with the same library underneath (conf), so both see the same runs.
 import { z } from 'zod';
 
+// Values that land in `#SBATCH` lines and the generated shell script: one line each, and names without spaces or
+// quotes, so no setting can end a line and start a command.
+const oneLine = z.string().min(1).max(500).regex(/^[^\r\n\0]*$/, 'one line, no line breaks');
+const slurmName = z.string().min(1).max(100).regex(/^[A-Za-z0-9_.+-]+$/, 'letters, digits and _ . + - only');
+
+// What one batch job asks the cluster for. The same block overrides the settings per experiment (phase 2).
+export const SlurmResources = z.object({
+  partition: slurmName.optional(), // default: the cluster's default partition
+  account: slurmName.optional(),
+  // Slurm's time formats: M, M:S, H:M:S, D-H, D-H:M, D-H:M:S
+  time: z.string().regex(/^(\d+-\d+(:\d+){0,2}|\d+(:\d+){0,2})$/, 'a Slurm time limit: minutes, H:MM:SS or D-HH:MM:SS').optional(),
+  gpus: z.number().int().min(0).max(64).optional(), // --gres=gpu:N (0 or absent: no GPU)
+  gpuType: slurmName.optional(), // --gres=gpu:<type>:N, e.g. a100
+  cpus: z.number().int().min(1).max(1024).optional(), // --cpus-per-task
+  memory: z.string().regex(/^\d+[KMGT]?$/i, 'a Slurm memory size: a number of MB, or with K/M/G/T').optional(), // --mem
+  // Free #SBATCH options, one per line, e.g. `--qos=high` or `#SBATCH --constraint=a100`
+  extra: z.array(oneLine.regex(/^(#SBATCH\s+)?-/, 'an sbatch option such as --qos=high')).max(32).optional(),
+});
+export type SlurmResources = z.infer<typeof SlurmResources>;
+
+// The cluster: resources for every child run, plus how a job starts the worker on a node and how often the app looks.
+export const SlurmSettings = SlurmResources.extend({
+  node: oneLine.optional(), // Node.js on the nodes (default: `node` on the job's PATH)
+  project: oneLine.optional(), // this project's folder as the nodes see it (default: where this installation runs from)
+  setup: z.array(oneLine).max(32).optional(), // shell lines run before the worker, e.g. `module load nodejs/20`
+  requeue: z.boolean().optional(), // let Slurm requeue the job after preemption or node failure (default: yes)
+  maxResubmits: z.number().int().min(0).max(20).optional(), // resubmissions after the cluster ended a job (default: 2)
+  pollSeconds: z.number().min(1).max(600).optional(), // how often squeue/scontrol is asked (default: 10)
+});
+export type SlurmSettings = z.infer<typeof SlurmSettings>;
+
+export const Executor = z.enum(['local', 'slurm']);
+export type Executor = z.infer<typeof Executor>;
+
+// executor and slurm have no default: setSettings parses its patch with Settings.partial(), which fills defaults, so a
+// default here would reset the field whenever another one is saved.
 export const Settings = z.object({
   runsDir: z.string().min(1).optional(), // default: <user data>/runs
   threads: z.number().int().min(1).max(256).optional(), // jobs at once; default: number of cores
   theme: z.enum(['system', 'light', 'dark']).default('system'),
   dataRoots: z.array(z.string().min(1)).max(32).optional(), // folders the browser of `prh serve` may list, beside the lab's datasets
+  executor: Executor.optional(), // where child runs compute: this machine's processes (default) or Slurm batch jobs
+  slurm: SlurmSettings.optional(),
 });
 export type Settings = z.infer<typeof Settings>;

@@ -10,6 +10,7 @@ import { registerTrain } from './train';
 import { registerAlign } from './align';
 import { registerImage } from './image';
 import { registerExperiment } from './experiment';
+import { registerSlurm } from './slurm';
 
 let exitCode = 0;
 const program = new Command('prh')
@@ -26,6 +27,7 @@ registerTrain(program);
 registerAlign(program);
 registerImage(program, (c) => (exitCode = c));
 registerExperiment(program, (c) => (exitCode = c));
+registerSlurm(program, (c) => (exitCode = c));
 
 try {
   await program.parseAsync(process.argv);
