@@ -32,7 +32,8 @@ export class Slurm {
     return out;
   }
 
-  // `scontrol show config` as a map (ClusterName, SLURM_VERSION, AccountingStorageType, MinJobAge, ...), read once.
+  // `scontrol show config` as a map (ClusterName, SLURM_VERSION, AccountingStorageType, MinJobAge, ...), read once
+  // it has been read without error.
   config(): Promise<Map<string, string>> {
     this.settings ??= this.run('scontrol', ['show', 'config']).then(({ stdout }) => {
       const m = new Map<string, string>();
@@ -42,6 +43,7 @@ export class Slurm {
       }
       return m;
     });
+    this.settings.catch(() => (this.settings = null));
     return this.settings;
   }
 

@@ -1,7 +1,7 @@
 // The Slurm client and `prh slurm check` against a real single-node Slurm (Debian's slurm-wlm and munge) that the
 // harness starts on 127.0.0.1 and tears down: submit, track to COMPLETED, scancel, requeue, rejection, failure.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -42,9 +42,11 @@ describe.skipIf(skip)(`a private single-node Slurm${skip ? ` (skipped: ${skip})`
   });
 
   it('runs a generated script and tracks its state to COMPLETED', async () => {
-    const job = shellJob('trivial', 'echo "hello from $SLURMD_NODENAME: $1"');
+    const job = shellJob('trivial', 'echo "hello from $SLURMD_NODENAME: $1"', { output: join(work, 'runs with spaces', 'slurm-%j.out') });
+    mkdirSync(join(work, 'runs with spaces'));
     job.command.push("it's one arg");
     const { jobId, output, script } = await submit(job);
+    expect(output).toBe(join(work, 'runs with spaces', `slurm-${jobId}.out`));
     expect(readFileSync(script, 'utf8')).toMatch(/^#SBATCH --job-name=trivial$/m);
     const seen = new Set<string>();
     const done = await slurm.waitFor(jobId, { ...fast, until: (j) => (seen.add(j.state), jobPhase(j) === 'completed') });
@@ -144,7 +146,8 @@ describe.skipIf(skip)(`a private single-node Slurm${skip ? ` (skipped: ${skip})`
 });
 
 describe('`prh slurm check` without a cluster', () => {
-  const home = mkdtempSync(join(tmpdir(), 'prh-slurm-none-'));
+  const home = mkdtempSync(join(tmpdir(), 'prh-noslurm-'));
+  afterAll(() => rmSync(home, { recursive: true, force: true }));
   const check = (env: NodeJS.ProcessEnv) => {
     const r = spawnSync(process.execPath, [prh, 'slurm', 'check', '--runs', join(home, 'runs'), '--json'], { env: { ...env, PRH_HOME: home }, encoding: 'utf8', timeout: 60_000 });
     return { status: r.status, report: JSON.parse(r.stdout) as { ok: boolean; checks: { check: string; ok: boolean; detail: string }[] } };

@@ -9,7 +9,7 @@ import { cpus, tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
-const PREFIX = 'prh-slurm-';
+const PREFIX = 'prh-slurm-cluster-';
 const DAEMONS = ['munged', 'slurmctld', 'slurmd'] as const;
 const COMMANDS = ['sbatch', 'squeue', 'scontrol', 'scancel', 'sinfo'];
 
@@ -107,7 +107,7 @@ async function sweep(): Promise<void> {
   for (const name of readdirSync(tmpdir()).filter((n) => n.startsWith(PREFIX))) {
     const dir = join(tmpdir(), name);
     const owner = readPid(join(dir, 'owner.pid'));
-    if (owner !== null && alive(owner)) continue;
+    if (owner === null || alive(owner)) continue; // not a cluster folder, or its test still runs
     await killAll(() => leftovers(dir), 3000);
     rmSync(dir, { recursive: true, force: true });
   }

@@ -1,18 +1,19 @@
 // The Slurm pieces that need no cluster: the generated batch script (run here by bash, as a node would), the worker
 // command as the nodes start it, reading `scontrol -o` and sacct lines, the settings block, the output tail.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { describe, expect, it } from 'vitest';
-import { batchScript, jobEnded, jobPhase, nodeCommand, outputTail, sbatchOptions, workerJob, type BatchJob, type SlurmJob } from '../../engine/slurm';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Slurm, batchScript, jobEnded, jobPhase, nodeCommand, outputTail, sbatchOptions, workerJob, type BatchJob, type SlurmJob } from '../../engine/slurm';
 import { jobFromSacct, jobFromScontrol, keyValues } from '../../engine/slurm/job';
 import { nodeSatisfies } from '../../engine/slurm/check';
 import { Settings, SlurmSettings } from '../../shared/settings';
 
 const root = join(import.meta.dirname, '..', '..');
 const dir = mkdtempSync(join(tmpdir(), 'prh-slurm-script-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 // Runs a batch script with bash the way slurmstepd does (#SBATCH lines are comments to the shell).
 function runScript(job: BatchJob, env: Record<string, string> = {}): { code: number | null; out: string; err: string } {
@@ -171,6 +172,15 @@ describe('the slurm settings block', () => {
     const bad = { partition: 'gpu\nrm -rf ~', account: 'a b', time: '2h', memory: '32GB', gpus: -1, extra: ['qos=high'], setup: ['a\nb'] };
     for (const [k, v] of Object.entries(bad)) expect(SlurmSettings.safeParse({ [k]: v }).success, k).toBe(false);
     expect(Settings.safeParse({ executor: 'kubernetes' }).success).toBe(false);
+  });
+});
+
+describe('the client without Slurm', () => {
+  it('says that sbatch is missing, and how to get it', async () => {
+    const slurm = new Slurm({ env: { PATH: join(dir, 'no-bin') } });
+    await expect(slurm.submit(join(dir, 'job'), argvJob())).rejects.toThrow(/^sbatch not found on PATH: run this on a machine that submits to the cluster \(a login node\), or load its Slurm module$/);
+    await expect(slurm.job('1')).rejects.toThrow(/^scontrol not found on PATH/);
+    expect(slurm.locate('sbatch')).toBeNull();
   });
 });
 
