@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { FigureFormat, FigureSpec } from './figures';
 import { RunConfig, type MetricRecord, type RunEvent, type RunState } from './runs';
-import { Settings } from './settings';
+import { Settings, SettingsPatch } from './settings';
 import { ExploreParams, Prop2Params, Thm1Params, type ExploreResult, type Prop2Demo, type Thm1Demo } from './theory';
 
 const RunId = z.object({ id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/) });
@@ -54,7 +54,7 @@ export const ApiParams = {
   exportBundle: RunId.extend({ checkpoints: z.boolean().default(false) }),
   exportMetrics: RunId,
   getSettings: z.object({}),
-  setSettings: Settings.partial(),
+  setSettings: SettingsPatch,
 } as const;
 export type ApiMethod = keyof typeof ApiParams;
 export type ApiInput<M extends ApiMethod> = z.input<(typeof ApiParams)[M]>; // what a caller sends

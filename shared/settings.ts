@@ -36,8 +36,6 @@ export type SlurmSettings = z.infer<typeof SlurmSettings>;
 export const Executor = z.enum(['local', 'slurm']);
 export type Executor = z.infer<typeof Executor>;
 
-// executor and slurm have no default: setSettings parses its patch with Settings.partial(), which fills defaults, so a
-// default here would reset the field whenever another one is saved.
 export const Settings = z.object({
   runsDir: z.string().min(1).optional(), // default: <user data>/runs
   threads: z.number().int().min(1).max(256).optional(), // jobs at once; default: number of cores
@@ -47,3 +45,7 @@ export const Settings = z.object({
   slurm: SlurmSettings.optional(),
 });
 export type Settings = z.infer<typeof Settings>;
+
+// A change to some settings: every field optional, no default filled (Settings.partial() fills `theme`, so saving one
+// field would reset it). A field given a default above needs its unwrap here too.
+export const SettingsPatch = Settings.extend({ theme: Settings.shape.theme.unwrap() }).partial();

@@ -58,6 +58,8 @@ describe('electron main', () => {
     await expect(call(ours, 'getRun', { id: '../x' })).rejects.toThrow();
     const settings = await call(ours, 'setSettings', { theme: 'dark' });
     expect(settings).toMatchObject({ theme: 'dark' });
+    // saving another field keeps the theme (a patch fills no defaults)
+    expect(await call(ours, 'setSettings', { threads: 1 })).toMatchObject({ theme: 'dark', threads: 1 });
   });
 
   it('opens the folder dialog for its own page only', async () => {
