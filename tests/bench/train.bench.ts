@@ -274,7 +274,9 @@ export default {
       const torchSkip = torchStatus();
       const cases: Record<string, unknown>[] = [];
       const table: string[] = ['preset      arm   B   ours ms  ph/s   tok/s  GF/s  RSS MB | torch1T ms ph/s  GF/s | torch2T ms ph/s  GF/s  RSS MB | ours/t1  ours/(t2/2)  max|Δloss|/loss'];
-      for (const c of CASES) {
+      // BENCH_TRAIN=ntp (or cpu/ntp,minilm-33m/good ...) times only the cases whose preset/arm contains a listed name.
+      const only = process.env.BENCH_TRAIN?.split(',').filter(Boolean);
+      for (const c of CASES.filter((c) => !only || only.some((o) => `${c.preset}/${c.arm}`.includes(o)))) {
         if ((c.steps + 1) * c.batch > PHOTOS) throw new Error(`train bench: ${c.preset}/${c.arm} needs ${(c.steps + 1) * c.batch} photos, the world has ${PHOTOS}`);
         const dir = join(tmp, `${c.preset}-${c.arm}`);
         mkdirSync(dir);
