@@ -79,7 +79,13 @@ export type Match = { caption: string; cosine: number; photo: string | null };
 export type FolderEntry = { name: string; path: string; dataset: boolean };
 export type FolderListing = { path: string | null; parent: string | null; roots: string[]; entries: FolderEntry[] };
 export type RunIndexEntry = { id: string; config: RunConfig | null; annotation: RunAnnotation };
-export type MatchResult = { pool: { name: string; size: number }; arms: { arm: string; seed: number; images: { name: string; top: Match[] }[] }[]; skipped: { name: string; reason: string }[] };
+// A dropped image that is one of the dataset's photos (same bytes): where each of its own captions ranks in the pool.
+export type OwnCaptions = { photo: string; split: string; ranks: (number | null)[] | null };
+export type MatchResult = {
+  pool: { name: string; size: number };
+  arms: { arm: string; seed: number; images: { name: string; top: Match[]; own: OwnCaptions | null }[] }[];
+  skipped: { name: string; reason: string }[];
+};
 
 // Result types.
 export type ApiResults = {

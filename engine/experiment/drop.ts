@@ -2,17 +2,18 @@
 // them into each arm's text space (x − μ_img) W, and rank a caption pool (y − μ_txt) by cosine. Runs in the lab's
 // child process (engine/api/lab-task.ts).
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Match, MatchResult } from '../../shared/api';
+import type { Match, MatchResult, OwnCaptions } from '../../shared/api';
+import type { Dataset } from '../../shared/dataset';
 import { ExperimentConfig } from '../../shared/experiment';
 import { isJepaArm } from '../../shared/train';
-import { readCoco, readDataset } from '../data';
+import { IMAGES_DIR, readCoco, readDataset } from '../data';
 import { readJson } from '../json-file';
 import { readNpy, readNpyTensor, writeNpy, type Embeddings } from '../embeddings';
 import { InputError } from '../errors';
-import { embedImages, openImageEncoder } from '../image';
+import { embedImages, openImageEncoder, sha256 } from '../image';
 import { gemm, subRow, takeRows, type Mat } from '../linalg';
 import { cosineSimilarity } from '../metrics';
 import { RunStore } from '../runs';
@@ -20,7 +21,7 @@ import { captionIds, loadTokenizer } from '../text';
 import { buildModel, embedCaptions, initBackend, loadCheckpoint } from '../train';
 import { EncoderRecord, FinishedArms, ResolvedArm, armLayout, experimentLayout } from './layout';
 
-type Pool = { name: string; captions: string[]; photos: (string | null)[] };
+type Pool = { name: string; captions: string[]; photos: (string | null)[]; fromDataset: boolean };
 
 // 'test': every caption (all 5 per photo) of the dataset's test split; else a COCO captions JSON.
 function captionPool(pool: string, data: string): Pool {
@@ -29,7 +30,7 @@ function captionPool(pool: string, data: string): Pool {
   const captions: string[] = [], photos: string[] = [];
   for (const im of images) for (const c of im.captions) { captions.push(c.text); photos.push(im.id); }
   if (!captions.length) throw new InputError(`${pool === 'test' ? data : pool}: the caption pool is empty`);
-  return { name: pool === 'test' ? `${ds.name} test captions` : pool, captions, photos };
+  return { name: pool === 'test' ? `${ds.name} test captions` : pool, captions, photos, fromDataset: pool === 'test' };
 }
 
 const vector = (file: string): Float64Array => Float64Array.from(readNpyTensor(file).data);
@@ -65,6 +66,7 @@ export async function matchDroppedImages(expDir: string, images: { name: string;
   const arms = readJson(layout.result, FinishedArms).arms;
   const enc = readJson(layout.image.encoder, EncoderRecord);
   const pool = captionPool(poolSpec, config.data);
+  const known = datasetPhotos(config.data, images.map((im) => Buffer.from(im.base64, 'base64')));
 
   // Dropped bytes go to a temp folder under their own (sanitised) names, so errors name the user's file.
   const tmp = mkdtempSync(join(tmpdir(), 'prh-drop-'));
@@ -103,10 +105,48 @@ export async function matchDroppedImages(expDir: string, images: { name: string;
     const sim = await cosineSimilarity(mapped, subRow(asMat(y), muTxt)); // [nImg, nPool]
     out.push({
       arm: a.arm, seed: a.seed,
-      images: ids.map((id, r) => ({ name: images[Number(id)].name, top: topMatches(sim.data.subarray(r * sim.cols, (r + 1) * sim.cols), pool, topK) })),
+      images: ids.map((id, r) => {
+        const row = sim.data.subarray(r * sim.cols, (r + 1) * sim.cols);
+        return { name: images[Number(id)].name, top: topMatches(row, pool, topK), own: ownCaptions(row, pool, known[Number(id)]) };
+      }),
     });
   }
   return { pool: { name: pool.name, size: pool.captions.length }, arms: out, skipped };
+}
+
+// Which dropped images are the dataset's own photos (same bytes), so the drop can say where their captions rank.
+// Files are hashed only when their size matches a dropped image: a Flickr30k folder is ~4 GB.
+function datasetPhotos(data: string, dropped: Buffer[]): ({ id: string; split: Dataset['images'][number]['split'] } | null)[] {
+  const ds = readDataset(data);
+  const bySize = new Map<number, number[]>(); // bytes -> indices of dropped images
+  dropped.forEach((b, i) => bySize.set(b.length, [...(bySize.get(b.length) ?? []), i]));
+  const found: ({ id: string; split: Dataset['images'][number]['split'] } | null)[] = dropped.map(() => null);
+  const hashes = dropped.map((b) => sha256(b));
+  for (const im of ds.images) {
+    if (!im.file) continue;
+    const file = join(data, IMAGES_DIR, im.file);
+    const size = existsSync(file) ? statSync(file).size : -1;
+    const same = bySize.get(size);
+    if (!same) continue;
+    const h = sha256(readFileSync(file));
+    for (const i of same) if (hashes[i] === h && !found[i]) found[i] = { id: im.id, split: im.split };
+  }
+  return found;
+}
+
+// 1-based rank of each of the photo's own pool captions in one row: 1 + #{j ≠ i: s_j ≥ s_i} (ties count against it,
+// as R@k does); null for a NaN cosine. ranks is null when the photo's captions are not in the pool (another split).
+export function ownCaptions(row: ArrayLike<number>, pool: Pick<Pool, 'photos' | 'fromDataset'>, photo: { id: string; split: string } | null): OwnCaptions | null {
+  if (!photo) return null;
+  const own = pool.fromDataset ? pool.photos.flatMap((p, i) => (p === photo.id ? [i] : [])) : [];
+  if (!own.length) return { photo: photo.id, split: photo.split, ranks: null };
+  const ranks = own.map((i) => {
+    if (!Number.isFinite(row[i])) return null;
+    let above = 0;
+    for (let j = 0; j < row.length; j++) if (j !== i && row[j] >= row[i]) above++;
+    return above + 1;
+  });
+  return { photo: photo.id, split: photo.split, ranks };
 }
 
 // The k highest cosines of one row, best first (NaN rows — a zero vector — rank nothing).

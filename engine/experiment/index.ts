@@ -2,4 +2,4 @@
 // the comparison with CIs, controls and sweeps, the report, and the image drop on a finished experiment.
 export { experimentJob } from './job';
 export { armJob } from './epoch-eval';
-export { matchDroppedImages, topMatches } from './drop';
+export { matchDroppedImages, ownCaptions, topMatches } from './drop';

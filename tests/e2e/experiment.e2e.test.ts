@@ -4,7 +4,7 @@
 // evaluation points arrive, read the curves (hover, smoothing, x as wall time, log y), export figures, tables,
 // metrics and the bundle and parse each back, compare two runs picked in the run table, sweep, drop several
 // images, inspect views, and photograph every screen.
-import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { unzipSync } from 'fflate';
@@ -268,7 +268,10 @@ describe.skipIf(noChromium)('experiment lab in the browser', () => {
     await page.locator('[data-nav="drop"]').click();
     await expect.poll(() => page.locator('#experiment-picker').inputValue()).not.toBe(''); // the newest finished experiment
     await page.locator('#experiment-picker').selectOption(runId);
-    const scenes = readdirSync(join(world, 'images')).sort().slice(0, 3).map((f) => join(world, 'images', f));
+    // Two training photos and one test photo of the dataset: the test photo's own captions are ranked in the test pool.
+    const photos = (JSON.parse(readFileSync(join(world, 'dataset.json'), 'utf8')) as { images: { id: string; file: string; split: string }[] }).images;
+    const testPhoto = photos.find((im) => im.split === 'test')!;
+    const scenes = [...photos.filter((im) => im.split === 'train').slice(0, 2), testPhoto].map((im) => join(world, 'images', im.file));
     await page.locator('#drop-input').setInputFiles(scenes); // "choose files…" with 3 files keeps all 3
     await expect.poll(() => page.locator('[data-thumb]').count()).toBe(3);
     await expect.poll(() => page.locator('#matches [data-image]').count(), { timeout: 90_000 }).toBe(3);
@@ -276,6 +279,9 @@ describe.skipIf(noChromium)('experiment lab in the browser', () => {
     expect(await arms.evaluateAll((els) => els.map((e) => e.getAttribute('data-arm-result')))).toEqual(['good', 'bad', 'ntp']);
     expect(await arms.first().locator('li').count()).toBe(5);
     expect(await arms.first().innerText()).toMatch(/-?\d\.\d{3} /);
+    expect(await arms.first().locator('[data-own]').innerText()).toMatch(/its captions are not in this pool/);
+    const own = page.locator('#matches [data-image]').nth(2).locator('[data-arm-result] [data-own]');
+    expect(await own.allInnerTexts()).toEqual(Array(3).fill(expect.stringMatching(new RegExp(`^own captions \\(${testPhoto.id}\\) rank (\\d+, ){4}\\d+ of \\d+$`))));
     await page.getByRole('button', { name: 'Clear' }).click();
     // Two pasted images are both named image.png by the clipboard: each keeps its own name and its own matches.
     const bytes = scenes.slice(0, 2).map((f) => [...readFileSync(f)]);

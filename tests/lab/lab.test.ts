@@ -9,8 +9,8 @@ import { RunConfig } from '../../shared/runs';
 import type { MatchResult } from '../../shared/api';
 import type { TableSpec } from '../../shared/tables';
 import { datasetGallery, exportBundle, exportTable, inspectPhotoViews, listDatasets, runLabTask } from '../../engine/api/lab';
-import { generateWorld } from '../../engine/data';
-import { topMatches } from '../../engine/experiment';
+import { generateWorld, readDataset } from '../../engine/data';
+import { ownCaptions, topMatches } from '../../engine/experiment';
 import { buildVitOnnx, randomVitWeights } from '../../engine/models/onnx';
 import { tableToCsv } from '../../engine/report';
 import { RunStore, Scheduler } from '../../engine/runs';
@@ -98,6 +98,14 @@ describe('exports', () => {
     const pool = { captions: ['a', 'b', 'c', 'd'], photos: ['p', 'q', 'r', null] };
     expect(topMatches([0.1, NaN, 0.9, 0.5], pool, 2)).toEqual([{ caption: 'c', cosine: 0.9, photo: 'r' }, { caption: 'd', cosine: 0.5, photo: null }]);
   });
+  it("ranks a dataset photo's own captions in the pool, ties against it, NaN as unranked", () => {
+    const pool = { photos: ['p', 'q', 'p', 'r', 'p'], fromDataset: true };
+    const p = { id: 'p', split: 'test' };
+    expect(ownCaptions([0.9, 0.5, 0.5, 0.7, NaN], pool, p)).toEqual({ photo: 'p', split: 'test', ranks: [1, 4, null] });
+    expect(ownCaptions([0.1, 0.5, 0.5, 0.7, 0.2], pool, null)).toBeNull();
+    expect(ownCaptions([0.1, 0.5, 0.5, 0.7, 0.2], pool, { id: 'z', split: 'train' })).toEqual({ photo: 'z', split: 'train', ranks: null });
+    expect(ownCaptions([0.9, 0.5, 0.5, 0.7, 0.2], { ...pool, fromDataset: false }, p)).toEqual({ photo: 'p', split: 'test', ranks: null });
+  });
 });
 
 describe('image drop on a finished experiment', () => {
@@ -115,8 +123,10 @@ describe('image drop on a finished experiment', () => {
     await scheduler.idle();
     expect(store.get(id).error).toBeNull();
     const dir = store.dir(id);
-    const png = readFileSync(join(world, 'images', readdirSync(join(world, 'images')).sort()[0]));
-    const images = [{ name: 'scene.png', base64: png.toString('base64') }, { name: 'notes.txt', base64: Buffer.from('hello').toString('base64') }];
+    const ds = readDataset(world);
+    const trainPhoto = ds.images.find((im) => im.split === 'train')!, testPhoto = ds.images.find((im) => im.split === 'test')!;
+    const bytes = (im: typeof trainPhoto) => readFileSync(join(world, 'images', im.file!)).toString('base64');
+    const images = [{ name: 'scene.png', base64: bytes(trainPhoto) }, { name: 'notes.txt', base64: Buffer.from('hello').toString('base64') }];
     const matchImages = async (imgs: typeof images) => (await runLabTask({ task: 'match', runDir: dir, images: imgs, pool: 'test', topK: 3 })) as MatchResult;
     const r = await matchImages(images);
     expect(r.pool.size).toBe(24 * 5);
@@ -129,6 +139,18 @@ describe('image drop on a finished experiment', () => {
       expect([...cos].sort((x, y) => y - x)).toEqual(cos);
       for (const c of cos) expect(Math.abs(c)).toBeLessThanOrEqual(1 + 1e-9);
       expect(readdirSync(join(dir, 'final', `${a.arm}-s0`)).some((f) => /^pool-[0-9a-f]{16}\.npy$/.test(f))).toBe(true);
+    }
+    // A training photo is recognised as the dataset's own, but its captions are not in the test pool.
+    for (const a of r.arms) expect(a.images[0].own).toEqual({ photo: trainPhoto.id, split: 'train', ranks: null });
+    // A test photo's 5 own captions are ranked among the 120 test captions, consistent with its top 3.
+    const t = await matchImages([{ name: 'test-scene.png', base64: bytes(testPhoto) }]);
+    for (const a of t.arms) {
+      const own = a.images[0].own!;
+      expect(own.photo).toBe(testPhoto.id);
+      expect(own.ranks).toHaveLength(5);
+      for (const k of own.ranks!) expect(k).toBeGreaterThanOrEqual(1), expect(k).toBeLessThanOrEqual(120);
+      const inTop = a.images[0].top.filter((m) => m.photo === testPhoto.id).length;
+      expect(own.ranks!.filter((k) => k! <= 3).length).toBeLessThanOrEqual(inTop); // equal unless cosines tie exactly
     }
     // Cached pool embeddings give the same answer.
     expect(await matchImages(images)).toEqual(r);
