@@ -11,6 +11,7 @@ import { registerAlign } from './align';
 import { registerImage } from './image';
 import { registerExperiment } from './experiment';
 import { registerSlurm } from './slurm';
+import { registerMatch } from './match';
 
 let exitCode = 0;
 const program = new Command('prh')
@@ -28,6 +29,7 @@ registerAlign(program);
 registerImage(program, (c) => (exitCode = c));
 registerExperiment(program, (c) => (exitCode = c));
 registerSlurm(program, (c) => (exitCode = c));
+registerMatch(program);
 
 try {
   await program.parseAsync(process.argv);

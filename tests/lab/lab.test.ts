@@ -1,5 +1,6 @@
 // The lab API pieces on a tiny generated world: dataset listing, gallery pages, the view inspector, table export,
 // and (on a real tiny experiment) image matching and bundling through the lab's child process.
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +19,7 @@ import { workerCommand } from '../../engine/worker';
 
 const home = mkdtempSync(join(tmpdir(), 'prh-lab-'));
 const world = join(home, 'datasets', 'tiny');
+const root = join(import.meta.dirname, '..', '..');
 
 beforeAll(() => {
   generateWorld(world, { seed: 1, splits: { train: 40, val: 24, test: 24 } });
@@ -152,6 +154,15 @@ describe('image drop on a finished experiment', () => {
       const inTop = a.images[0].top.filter((m) => m.photo === testPhoto.id).length;
       expect(own.ranks!.filter((k) => k! <= 3).length).toBeLessThanOrEqual(inTop); // equal unless cosines tie exactly
     }
+    // `prh match` (the drop from the command line) on the same experiment and test photo: the same ranks, summarised.
+    const cli = spawnSync(process.execPath, [join(root, 'bin', 'prh.js'), 'match', dir, join(world, 'images', testPhoto.file!), '--top', '3', '--json'], { encoding: 'utf8' });
+    expect(cli.status, cli.stderr).toBe(0);
+    const out = JSON.parse(cli.stdout) as MatchResult & { ownSummary: { arm: string; photos: number; inTopK: number; medianBestRank: number }[] };
+    expect(out.arms.map((a) => a.images[0].own)).toEqual(t.arms.map((a) => a.images[0].own));
+    expect(out.ownSummary.map((s) => [s.arm, s.photos, s.inTopK, s.medianBestRank]))
+      .toEqual(t.arms.map((a) => { const best = Math.min(...a.images[0].own!.ranks!.map((k) => k!)); return [a.arm, 1, best <= 3 ? 1 : 0, best]; }));
+    const missing = spawnSync(process.execPath, [join(root, 'bin', 'prh.js'), 'match', dir, join(home, 'nope.png')], { encoding: 'utf8' });
+    expect([missing.status, missing.stderr.trim()]).toEqual([2, `error: ${join(home, 'nope.png')}: no such file or folder`]);
     // Cached pool embeddings give the same answer.
     expect(await matchImages(images)).toEqual(r);
     await expect(matchImages([images[1]])).rejects.toThrow(/none of the dropped files is a readable image \(notes.txt\)/);

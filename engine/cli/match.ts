@@ -1,0 +1,72 @@
+// `prh match`: the image drop from the command line. Each arm of a finished experiment ranks a caption pool for image
+// files; for the dataset's own photos it also says where their captions rank, and how often one is in the top k.
+import { Command } from 'commander';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, dirname, extname, join, resolve } from 'node:path';
+import type { MatchResult } from '../../shared/api';
+import { fileSettings, runsDirOf, userDataDir } from '../api';
+import { InputError } from '../errors';
+import { matchDroppedImages } from '../experiment';
+import { numberOption, printTable } from './output';
+
+const IMAGE_EXT = new Set(['.png', '.jpg', '.jpeg', '.webp', '.bmp', '.gif']);
+
+// A run id in the runs folder, or the experiment's folder itself.
+function experimentDir(ref: string, runs?: string): string {
+  if (existsSync(ref) && statSync(ref).isDirectory()) return resolve(ref);
+  const userData = userDataDir();
+  const dir = join(resolve(runs ?? runsDirOf(fileSettings(userData).get(), userData)), ref);
+  if (!existsSync(join(dir, 'config.json'))) throw new InputError(`${ref}: neither an experiment folder nor a run id in ${dirname(dir)}`);
+  return dir;
+}
+
+// Image files named on the command line; a folder stands for the images directly inside it.
+function imageFiles(paths: string[]): string[] {
+  return paths.flatMap((p) => {
+    if (!existsSync(p)) throw new InputError(`${p}: no such file or folder`);
+    if (!statSync(p).isDirectory()) return [p];
+    return readdirSync(p).filter((f) => IMAGE_EXT.has(extname(f).toLowerCase())).sort().map((f) => join(p, f));
+  });
+}
+
+// Per arm: how many dataset photos (whose captions are in the pool) have an own caption in the top k, and the median
+// best rank; arms with no such photo are left out.
+export function ownSummary(r: MatchResult, k: number): { arm: string; seed: number; photos: number; inTopK: number; medianBestRank: number }[] {
+  return r.arms.flatMap((a) => {
+    const best = a.images.flatMap((im) => (im.own?.ranks ? [Math.min(...im.own.ranks.map((x) => x ?? Infinity))] : []));
+    if (!best.length) return [];
+    const sorted = [...best].sort((x, y) => x - y);
+    const median = sorted.length % 2 ? sorted[(sorted.length - 1) / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
+    return [{ arm: a.arm, seed: a.seed, photos: best.length, inTopK: best.filter((x) => x <= k).length, medianBestRank: median }];
+  });
+}
+
+export function registerMatch(program: Command): void {
+  program
+    .command('match <experiment> <images...>')
+    .description("the image drop: each arm of a finished experiment ranks a caption pool for these images (files or folders); dataset photos also get their own captions' ranks")
+    .option('--runs <dir>', 'runs folder the experiment id is looked up in (default: the app settings)')
+    .option('--pool <pool>', "'test' (all captions of the dataset's test photos) or a COCO captions JSON", 'test')
+    .option('--top <k>', 'captions shown per image and arm', numberOption('top'), 5)
+    .option('--json', 'print the whole result as JSON')
+    .action(async (ref: string, paths: string[], o: { runs?: string; pool: string; top: number; json?: boolean }) => {
+      if (!Number.isInteger(o.top) || o.top < 1) throw new InputError(`--top: expected a whole number >= 1, got ${o.top}`);
+      const files = imageFiles(paths);
+      if (!files.length) throw new InputError(`${paths.join(', ')}: no image files (${[...IMAGE_EXT].join(' ')})`);
+      const images = files.map((f) => ({ name: basename(f), base64: readFileSync(f).toString('base64') }));
+      const pool = o.pool === 'test' ? 'test' : resolve(o.pool);
+      const r = await matchDroppedImages(experimentDir(ref, o.runs), images, pool, o.top);
+      const summary = ownSummary(r, o.top);
+      if (o.json) return console.log(JSON.stringify({ ...r, ownSummary: summary }));
+      console.log(`pool: ${r.pool.name} (${r.pool.size} captions)`);
+      printTable(r.arms.flatMap((a) => a.images.map((im) => ({
+        image: im.name, arm: a.arm, seed: a.seed, cosine: im.top[0]?.cosine, 'best match': im.top[0]?.caption ?? '',
+        'own caption ranks': im.own ? (im.own.ranks ? im.own.ranks.map((x) => x ?? '–').join(' ') : `(${im.own.split} photo, not in pool)`) : '',
+      }))));
+      for (const s of r.skipped) console.error(`skipped ${s.name}: ${s.reason}`);
+      if (summary.length) {
+        console.log(`\ndataset photos with an own caption in the top ${o.top}:`);
+        printTable(summary.map((s) => ({ arm: s.arm, seed: s.seed, photos: s.photos, [`in top ${o.top}`]: s.inTopK, share: s.inTopK / s.photos, 'median best rank': s.medianBestRank })));
+      }
+    });
+}
