@@ -4,6 +4,7 @@
 import { ApiParams, type Api, type ApiArgs, type ApiMethod, type ApiResults, type MatchResult } from '../../shared/api';
 import type { RunEvent } from '../../shared/runs';
 import type { EntryCommand } from '../child';
+import { preflightRun } from '../experiment';
 import { RunStore, Scheduler } from '../runs';
 import { explore, prop2Demo, thm1Demo } from '../theory';
 import { workerCommand } from '../worker';
@@ -57,6 +58,7 @@ export class Service implements Api {
     return { state: this.store.get(id), config: this.store.config(id), metrics: this.store.metrics(id) };
   }
   async startRun({ config }: ApiArgs<'startRun'>) {
+    preflightRun(config); // bad data is the caller's error now, not a failed run later
     const state = this.store.create(config);
     return this.scheduler.submit(state.id);
   }

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Match, MatchResult } from '../../shared/api';
 import { ExperimentConfig } from '../../shared/experiment';
 import { isJepaArm } from '../../shared/train';
-import { readCoco, readDataset } from '../data';
+import { openDataset } from '../data';
 import { readJson } from '../json-file';
 import { readNpy, readNpyTensor, writeNpy, type Embeddings } from '../embeddings';
 import { InputError } from '../errors';
@@ -19,17 +19,20 @@ import { RunStore } from '../runs';
 import { captionIds, loadTokenizer } from '../text';
 import { buildModel, embedCaptions, initBackend, loadCheckpoint } from '../train';
 import { EncoderRecord, FinishedArms, ResolvedArm, armLayout, experimentLayout } from './layout';
+import { openExperimentData } from './protocol';
 
 type Pool = { name: string; captions: string[]; photos: (string | null)[] };
 
-// 'test': every caption (all 5 per photo) of the dataset's test split; else a COCO captions JSON.
-function captionPool(pool: string, data: string): Pool {
-  const ds = pool === 'test' ? readDataset(data) : readCoco(pool);
-  const images = pool === 'test' ? ds.images.filter((im) => im.split === 'test') : ds.images;
+// 'test': every caption (all 5 per photo) of the experiment's test photos; else any dataset engine/data opens
+// (a folder or a caption file: COCO captions JSON, Flickr8k, a caption table, ...), all its captions.
+function captionPool(pool: string, config: ExperimentConfig): Pool {
+  const test = pool === 'test';
+  const ds = test ? openExperimentData(config).dataset : openDataset(pool).dataset;
+  const images = test ? ds.images.filter((im) => im.split === 'test') : ds.images;
   const captions: string[] = [], photos: string[] = [];
   for (const im of images) for (const c of im.captions) { captions.push(c.text); photos.push(im.id); }
-  if (!captions.length) throw new InputError(`${pool === 'test' ? data : pool}: the caption pool is empty`);
-  return { name: pool === 'test' ? `${ds.name} test captions` : pool, captions, photos };
+  if (!captions.length) throw new InputError(`${test ? config.data : pool}: the caption pool is empty`);
+  return { name: test ? `${ds.name} test captions` : pool, captions, photos };
 }
 
 const vector = (file: string): Float64Array => Float64Array.from(readNpyTensor(file).data);
@@ -64,7 +67,9 @@ export async function matchDroppedImages(expDir: string, images: { name: string;
   if (!existsSync(layout.result)) throw new InputError(`${expDir}: the experiment has no finished arms yet (image drop needs its final maps)`);
   const arms = readJson(layout.result, FinishedArms).arms;
   const enc = readJson(layout.image.encoder, EncoderRecord);
-  const pool = captionPool(poolSpec, config.data);
+  const spec = enc.spec;
+  if (!spec) throw new InputError(`${expDir}: the image side was precomputed (${enc.model}), so there is no encoder to embed dropped images with`);
+  const pool = captionPool(poolSpec, config);
 
   // Dropped bytes go to a temp folder under their own (sanitised) names, so errors name the user's file.
   const tmp = mkdtempSync(join(tmpdir(), 'prh-drop-'));
@@ -75,7 +80,7 @@ export async function matchDroppedImages(expDir: string, images: { name: string;
       writeFileSync(file, Buffer.from(im.base64, 'base64'));
       return { id: String(i), file };
     });
-    const encoder = await openImageEncoder(enc.model, { preset: enc.spec.preset, overrides: enc.spec });
+    const encoder = await openImageEncoder(enc.model, { preset: spec.preset, overrides: spec });
     try {
       const res = await embedImages(encoder, refs, { onBadImage: 'skip' });
       x = res.emb; ids = res.ids;

@@ -3,3 +3,4 @@
 export { experimentJob } from './job';
 export { armJob } from './epoch-eval';
 export { matchDroppedImages, topMatches } from './drop';
+export { preflightRun, protocolPhotos } from './protocol';

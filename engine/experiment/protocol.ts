@@ -1,0 +1,39 @@
+// The paper's protocol on a dataset: which photos give the fit pairs (val) and the test pairs (test). Data without
+// a split of its own was split with the held-out sizes asked for (shared/experiment.ts experimentSplit); an
+// official split keeps every val / test photo unless fewer are asked, then a seeded subset is taken.
+import type { DatasetImage, Split } from '../../shared/dataset';
+import type { ExperimentConfig } from '../../shared/experiment';
+import type { RunConfig } from '../../shared/runs';
+import { experimentSplit } from '../../shared/experiment';
+import { checkImageFiles, openDataset, seededSubset, type OpenedDataset } from '../data';
+import { InputError } from '../errors';
+
+export type ProtocolPhotos = { opened: OpenedDataset; fit: DatasetImage[]; test: DatasetImage[] };
+
+export const openExperimentData = (c: Pick<ExperimentConfig, 'data' | 'images' | 'splitSeed' | 'eval'>): OpenedDataset =>
+  openDataset(c.data, { imagesDir: c.images, split: experimentSplit(c) });
+
+function take(photos: DatasetImage[], n: number | undefined, split: Split, flag: string, seed: number, source: string): DatasetImage[] {
+  if (n === undefined || n === photos.length) return photos;
+  if (n > photos.length) throw new InputError(`${flag} ${n}: ${source} has ${photos.length} ${split} photos`);
+  return seededSubset(photos.length, n, seed, split === 'val' ? 0 : 1).map((i) => photos[i]); // dataset order kept
+}
+
+/** Opens the data, picks the fit and test photos and, unless the image side is precomputed, checks their files. */
+export function protocolPhotos(c: Pick<ExperimentConfig, 'data' | 'images' | 'splitSeed' | 'eval' | 'image'>): ProtocolPhotos {
+  const opened = openExperimentData(c);
+  const of = (s: Split) => opened.dataset.images.filter((im) => im.split === s);
+  const fit = take(of('val'), c.eval.fitPairs, 'val', '--fit-pairs', c.splitSeed, c.data);
+  const test = take(of('test'), c.eval.testPairs, 'test', '--test-pairs', c.splitSeed, c.data);
+  if (fit.length < 2 || test.length < 2)
+    throw new InputError(`${c.data}: ${fit.length} val and ${test.length} test photos; an experiment needs at least 2 of each (fit and test pairs)`);
+  if (!of('train').length) throw new InputError(`${c.data}: no training photos`);
+  if (!c.image.embeddings) checkImageFiles(opened, [...fit, ...test], 'an experiment embeds the fit and test photos');
+  return { opened, fit, test };
+}
+
+/** Before a run is created: its data opens, and an experiment's fit and test photos are there (InputError if not). */
+export function preflightRun(config: RunConfig): void {
+  if (config.kind === 'experiment') protocolPhotos(config);
+  else if (config.kind === 'train') openDataset(config.data, { imagesDir: config.images, split: config.split });
+}
