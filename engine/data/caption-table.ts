@@ -37,7 +37,8 @@ function csvRows(file: string, text: string): CaptionRow[] {
     rows = parse(text, { bom: true, relax_quotes: true, skip_empty_lines: true, info: true }) as unknown as Parsed;
   } catch (e) {
     const err = e as Error & { lines?: number };
-    throw new InputError(`${file}:${err.lines ?? '?'}: not readable as CSV (${err.message.replace(/^Invalid Record Length: /, '')})`);
+    const n = /expect (\d+), got (\d+)/.exec(err.message); // a row with more or fewer columns than the header
+    throw new InputError(`${file}:${err.lines ?? '?'}: ${n ? `${n[2]} columns, the header has ${n[1]} (quote a caption that holds a comma)` : `not readable as CSV (${err.message})`}`);
   }
   const head = rows.shift()?.record.map((h) => h.trim().toLowerCase()) ?? [];
   const col = (names: string[]) => head.findIndex((h) => names.includes(h));

@@ -21,7 +21,8 @@ export function importDataset(opened: OpenedDataset, out: string, { images = tru
       const to = join(out, IMAGES_DIR, im.file!);
       mkdirSync(dirname(to), { recursive: true });
       copyFileSync(join(opened.imagesDir, im.file!), to, constants.COPYFILE_FICLONE);
-      onProgress?.(++copied, withFiles.length);
+      copied++;
+      onProgress?.(copied, withFiles.length);
     }
   const params = { ...ds.params, importedFrom: opened.file, format: opened.format, ...(images ? {} : { images: 'not copied' }) };
   writeDataset(out, { ...ds, params, createdAt: new Date().toISOString() });

@@ -6,7 +6,8 @@ import { join, resolve } from 'node:path';
 import type { DatasetImage } from '../../shared/dataset';
 import type { ImageEncoderChoice } from '../../shared/experiment';
 import { writeJsonAtomic } from '../atomic';
-import { readEmbeddings, writeEmbeddings, type Embeddings } from '../embeddings';
+import { z } from 'zod';
+import { idsPath, readEmbeddings, writeEmbeddings, type Embeddings } from '../embeddings';
 import { InputError } from '../errors';
 import { embedCached, openImageEncoder, sha256, specOverrides, type ImageRef } from '../image';
 import { readJson } from '../json-file';
@@ -16,14 +17,27 @@ import { imageModelPath } from './resources';
 export type ImageSide = { val: string; test: string; encoder: EncoderRecord };
 type Photos = { fit: DatasetImage[]; test: DatasetImage[]; imagesDir: string };
 
-// Rows of a precomputed [photos, D] matrix for the given photos, in their order.
-function gatherRows(file: string, emb: Embeddings, ids: string[], want: DatasetImage[]): Embeddings {
-  const row = new Map(ids.map((id, i) => [id, i]));
-  const missing = want.filter((im) => !row.has(im.id));
+function assertRows(file: string, ids: string[], want: DatasetImage[]): void {
+  const has = new Set(ids);
+  const missing = want.filter((im) => !has.has(im.id));
   if (missing.length)
     throw new InputError(
-      `${file}: no row for ${missing.length} of the ${want.length} photos the experiment needs (ids sidecar ${file}.ids.json), e.g. ${missing.slice(0, 5).map((im) => im.id).join(', ')}`,
+      `${file}: no row for ${missing.length} of the ${want.length} photos the experiment needs (ids sidecar ${idsPath(file)}), e.g. ${missing.slice(0, 5).map((im) => im.id).join(', ')}`,
     );
+}
+
+/** Before the run: the ids sidecar of precomputed embeddings names every photo the experiment needs. */
+export function checkPrecomputed(file: string, want: DatasetImage[]): void {
+  const path = resolve(file);
+  if (!existsSync(path)) throw new InputError(`--image-embeddings ${file}: no such file`);
+  if (!existsSync(idsPath(path))) throw new InputError(`${path}: precomputed image embeddings need an ids sidecar ${idsPath(path)} (photo ids, one per row)`);
+  assertRows(path, readJson(idsPath(path), z.array(z.string()), 'a JSON array of photo ids'), want);
+}
+
+// Rows of a precomputed [photos, D] matrix for the given photos, in their order.
+function gatherRows(file: string, emb: Embeddings, ids: string[], want: DatasetImage[]): Embeddings {
+  assertRows(file, ids, want);
+  const row = new Map(ids.map((id, i) => [id, i]));
   const data = new Float32Array(want.length * emb.dim);
   want.forEach((im, r) => data.set(emb.data.subarray(row.get(im.id)! * emb.dim, (row.get(im.id)! + 1) * emb.dim), r * emb.dim));
   return { rows: want.length, dim: emb.dim, data };
@@ -32,7 +46,7 @@ function gatherRows(file: string, emb: Embeddings, ids: string[], want: DatasetI
 function precomputed(file: string, photos: Photos, out: ExperimentLayout['image']): ImageSide {
   const path = resolve(file);
   const { emb, ids } = readEmbeddings(path);
-  if (!ids) throw new InputError(`${path}: precomputed image embeddings need an ids sidecar ${path}.ids.json (photo ids, one per row)`);
+  if (!ids) throw new InputError(`${path}: precomputed image embeddings need an ids sidecar ${idsPath(path)} (photo ids, one per row)`);
   writeEmbeddings(out.val, gatherRows(path, emb, ids, photos.fit), photos.fit.map((im) => im.id));
   writeEmbeddings(out.test, gatherRows(path, emb, ids, photos.test), photos.test.map((im) => im.id));
   const encoder: EncoderRecord = { model: path, sha256: sha256(readFileSync(path)), preset: 'precomputed', spec: null, dim: emb.dim, skipped: 0 };

@@ -7,6 +7,7 @@ import type { RunConfig } from '../../shared/runs';
 import { experimentSplit } from '../../shared/experiment';
 import { checkImageFiles, openDataset, seededSubset, type OpenedDataset } from '../data';
 import { InputError } from '../errors';
+import { checkPrecomputed } from './images';
 
 export type ProtocolPhotos = { opened: OpenedDataset; fit: DatasetImage[]; test: DatasetImage[] };
 
@@ -25,10 +26,14 @@ export function protocolPhotos(c: Pick<ExperimentConfig, 'data' | 'images' | 'sp
   const of = (s: Split) => opened.dataset.images.filter((im) => im.split === s);
   const fit = take(of('val'), c.eval.fitPairs, 'val', '--fit-pairs', c.splitSeed, c.data);
   const test = take(of('test'), c.eval.testPairs, 'test', '--test-pairs', c.splitSeed, c.data);
-  if (fit.length < 2 || test.length < 2)
-    throw new InputError(`${c.data}: ${fit.length} val and ${test.length} test photos; an experiment needs at least 2 of each (fit and test pairs)`);
+  if (fit.length < 2 || test.length <= c.eval.k)
+    throw new InputError(
+      `${c.data}: ${fit.length} fit (val) and ${test.length} test photos; an experiment needs at least 2 fit pairs and more test pairs than ` +
+        `k = ${c.eval.k} (mutual k-NN)${opened.dataset.params.split === 'seeded' ? '; --fit-pairs / --test-pairs set the held-out sizes' : ''}`,
+    );
   if (!of('train').length) throw new InputError(`${c.data}: no training photos`);
-  if (!c.image.embeddings) checkImageFiles(opened, [...fit, ...test], 'an experiment embeds the fit and test photos');
+  if (c.image.embeddings) checkPrecomputed(c.image.embeddings, [...fit, ...test]);
+  else checkImageFiles(opened, [...fit, ...test], 'an experiment embeds the fit and test photos');
   return { opened, fit, test };
 }
 
