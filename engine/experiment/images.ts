@@ -6,33 +6,16 @@ import { join, resolve } from 'node:path';
 import type { DatasetImage } from '../../shared/dataset';
 import type { ImageEncoderChoice } from '../../shared/experiment';
 import { writeJsonAtomic } from '../atomic';
-import { z } from 'zod';
 import { idsPath, readEmbeddings, writeEmbeddings, type Embeddings } from '../embeddings';
 import { InputError } from '../errors';
 import { embedCached, openImageEncoder, sha256, specOverrides, type ImageRef } from '../image';
 import { readJson } from '../json-file';
 import { EncoderRecord, type ExperimentLayout } from './layout';
+import { assertRows } from './protocol';
 import { imageModelPath } from './resources';
 
 export type ImageSide = { val: string; test: string; encoder: EncoderRecord };
 type Photos = { fit: DatasetImage[]; test: DatasetImage[]; imagesDir: string };
-
-function assertRows(file: string, ids: string[], want: DatasetImage[]): void {
-  const has = new Set(ids);
-  const missing = want.filter((im) => !has.has(im.id));
-  if (missing.length)
-    throw new InputError(
-      `${file}: no row for ${missing.length} of the ${want.length} photos the experiment needs (ids sidecar ${idsPath(file)}), e.g. ${missing.slice(0, 5).map((im) => im.id).join(', ')}`,
-    );
-}
-
-/** Before the run: the ids sidecar of precomputed embeddings names every photo the experiment needs. */
-export function checkPrecomputed(file: string, want: DatasetImage[]): void {
-  const path = resolve(file);
-  if (!existsSync(path)) throw new InputError(`--image-embeddings ${file}: no such file`);
-  if (!existsSync(idsPath(path))) throw new InputError(`${path}: precomputed image embeddings need an ids sidecar ${idsPath(path)} (photo ids, one per row)`);
-  assertRows(path, readJson(idsPath(path), z.array(z.string()), 'a JSON array of photo ids'), want);
-}
 
 // Rows of a precomputed [photos, D] matrix for the given photos, in their order.
 function gatherRows(file: string, emb: Embeddings, ids: string[], want: DatasetImage[]): Embeddings {

@@ -3,4 +3,3 @@
 export { experimentJob } from './job';
 export { armJob } from './epoch-eval';
 export { matchDroppedImages, topMatches } from './drop';
-export { preflightRun, protocolPhotos } from './protocol';

@@ -1,13 +1,34 @@
 // The paper's protocol on a dataset: which photos give the fit pairs (val) and the test pairs (test). Data without
 // a split of its own was split with the held-out sizes asked for (shared/experiment.ts experimentSplit); an
 // official split keeps every val / test photo unless fewer are asked, then a seeded subset is taken.
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { z } from 'zod';
 import type { DatasetImage, Split } from '../../shared/dataset';
-import type { ExperimentConfig } from '../../shared/experiment';
+import { experimentSplit, type ExperimentConfig } from '../../shared/experiment';
 import type { RunConfig } from '../../shared/runs';
-import { experimentSplit } from '../../shared/experiment';
 import { checkImageFiles, openDataset, seededSubset, type OpenedDataset } from '../data';
+import { idsPath } from '../embeddings';
 import { InputError } from '../errors';
-import { checkPrecomputed } from './images';
+import { readJson } from '../json-file';
+
+// Precomputed image embeddings: their ids sidecar must name every photo the experiment needs.
+export function assertRows(file: string, ids: string[], want: DatasetImage[]): void {
+  const has = new Set(ids);
+  const missing = want.filter((im) => !has.has(im.id));
+  if (missing.length)
+    throw new InputError(
+      `${file}: no row for ${missing.length} of the ${want.length} photos the experiment needs (ids sidecar ${idsPath(file)}), e.g. ${missing.slice(0, 5).map((im) => im.id).join(', ')}`,
+    );
+}
+
+/** Before the run: the ids sidecar of precomputed embeddings names every photo the experiment needs. */
+export function checkPrecomputed(file: string, want: DatasetImage[]): void {
+  const path = resolve(file);
+  if (!existsSync(path)) throw new InputError(`--image-embeddings ${file}: no such file`);
+  if (!existsSync(idsPath(path))) throw new InputError(`${path}: precomputed image embeddings need an ids sidecar ${idsPath(path)} (photo ids, one per row)`);
+  assertRows(path, readJson(idsPath(path), z.array(z.string()), 'a JSON array of photo ids'), want);
+}
 
 export type ProtocolPhotos = { opened: OpenedDataset; fit: DatasetImage[]; test: DatasetImage[] };
 

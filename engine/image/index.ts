@@ -5,6 +5,7 @@ export { type CachedEmbedding, EmbeddingRecord, RESAMPLER, cacheKey, defaultCach
 export { type BadImagePolicy, type EmbedOptions, type ImageEmbeddings, type ImageRef, type SkippedImage, embedImages } from './embed';
 export { type EncoderOptions, type ImageEncoder, openImageEncoder, sha256 } from './encoder';
 export { listImages } from './image-list';
+export { describeImageModel } from './model-outputs';
 export { BadImageError, Preprocessor, cropRect, decodeImage, preprocessFile } from './preprocess';
 export { Device, type Session, type SessionOptions, cudaProviderPath, openSession } from './session';
 export { ImageSpec, Pool, Preset, type SpecFlags, type SpecOverrides, detectPreset, isDinov2Layout, resolveSpec, specOverrides } from './spec';
