@@ -9,7 +9,7 @@ export { formatInspection, inspectDataset, words, type Inspection } from './insp
 export { readKarpathy } from './karpathy';
 export { DATASET_FILE, IMAGES_DIR, isDatasetDir, readDataset, writeDataset } from './layout';
 export { readMulti30k } from './multi30k';
-export { openDataset, type Format, type OpenedDataset, type OpenOptions } from './open';
+export { isDatasetFolder, openDataset, type Format, type OpenedDataset, type OpenOptions } from './open';
 export { DEFAULT_HELD, seededSplit, seededSubset, type SplitOptions } from './split';
 export { validateDataset } from './validate';
 export * from './world/index';

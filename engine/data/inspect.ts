@@ -55,6 +55,12 @@ function fileProblem(path: string): 'missing' | 'unreadable' | null {
   }
 }
 
+// A seeded split can be redrawn (--split-seed) until `prh data import` freezes it into dataset.json.
+function splitFrom(params: Record<string, unknown>, format: Format): string {
+  if (params.split === 'seeded') return `seeded split (seed ${String(params.splitSeed)}${format === 'layout' ? ', frozen in dataset.json' : '; --split-seed changes it'})`;
+  return params.split === 'lists' ? 'official split lists' : "the dataset's own split";
+}
+
 const bump = (h: Record<string, number>, k: string | number) => (h[k] = (h[k] ?? 0) + 1);
 
 export function inspectDataset({ dataset: ds, format, path, imagesDir }: OpenedDataset): Inspection {
@@ -103,7 +109,7 @@ export function inspectDataset({ dataset: ds, format, path, imagesDir }: OpenedD
   return {
     path, format, name: ds.name, source: ds.source,
     splits: splitCounts(ds),
-    splitFrom: ds.params.split === 'seeded' ? `seeded split (seed ${String(ds.params.splitSeed)}; --split-seed changes it)` : ds.params.split === 'lists' ? 'official split lists' : 'the dataset\'s own split',
+    splitFrom: splitFrom(ds.params, format),
     images: ds.images.length,
     captions: lengths.length,
     captionsPerImage, evalCaption,

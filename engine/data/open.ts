@@ -73,6 +73,16 @@ function dirEntry(dir: string): { file: string; format: Format } {
   throw new InputError(`${dir}: no dataset here (looked for ${KNOWN})`);
 }
 
+/** Does this folder hold a dataset openDataset finds (by file names only; nothing is parsed)? */
+export function isDatasetFolder(dir: string): boolean {
+  try {
+    dirEntry(dir);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 // The image folder: given, or the layout's images/, or the folder beside or above the captions (the caption
 // folder itself, or one in the names downloads use) that holds the first photos named; else the first such folder.
 function findImagesDir(base: string, format: Format, ds: Dataset, given?: string): string {
