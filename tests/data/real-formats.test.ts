@@ -130,6 +130,35 @@ describe('image files', () => {
   });
 });
 
+describe('COCO with its images', () => {
+  const photo = join(FIX, 'flickr8k-kaggle', 'images', PHOTOS[0]);
+  it('captions_val2017.json + val2017/: the folder is found, a seeded split drawn, the photos checked', () => {
+    const dir = join(tmp, 'coco');
+    cpSync(join(FIX, 'coco'), dir, { recursive: true });
+    mkdirSync(join(dir, 'val2017'));
+    for (const f of ['000000000001.jpg', '000000000002.jpg']) cpSync(photo, join(dir, 'val2017', f));
+    const o = openDataset(dir);
+    expect(o).toMatchObject({ format: 'coco', imagesDir: join(dir, 'val2017') });
+    expect(o.dataset.params).toMatchObject({ split: 'seeded', withoutCaptions: 1 });
+    expect(() => checkImageFiles(o, o.dataset.images, 'test')).not.toThrow();
+  });
+  it("Karpathy's dataset_coco.json: filepath/filename resolve under the folder holding val2014/ and train2014/", () => {
+    const dir = join(tmp, 'karpathy-coco');
+    mkdirSync(join(dir, 'val2014'), { recursive: true });
+    mkdirSync(join(dir, 'train2014'));
+    const im = (i: number, folder: string, split: string) => ({ filepath: folder, filename: `COCO_${folder}_${i}.jpg`, split, sentences: [{ raw: `photo ${i} .` }] });
+    const images = [im(1, 'train2014', 'train'), im(2, 'val2014', 'restval'), im(3, 'val2014', 'val'), im(4, 'val2014', 'test')];
+    writeFileSync(join(dir, 'dataset_coco.json'), JSON.stringify({ dataset: 'coco', images }));
+    for (const x of images) cpSync(photo, join(dir, x.filepath, x.filename));
+    const o = openDataset(dir);
+    expect(o.imagesDir).toBe(dir);
+    expect(o.dataset.images.map((i) => [i.file, i.split])).toEqual([
+      ['train2014/COCO_train2014_1.jpg', 'train'], ['val2014/COCO_val2014_2.jpg', 'train'], ['val2014/COCO_val2014_3.jpg', 'val'], ['val2014/COCO_val2014_4.jpg', 'test'],
+    ]);
+    expect(() => checkImageFiles(o, o.dataset.images, 'test')).not.toThrow();
+  });
+});
+
 describe('prh data import', () => {
   it('writes the layout (dataset.json + images/) that reads back as the same dataset, split frozen', () => {
     const out = join(tmp, 'imported');
