@@ -2,9 +2,9 @@
 // one command: the default world, the shipped world encoder, three arms, the comparison table).
 import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { ExperimentConfigInput, ExperimentResult } from '../../shared/experiment';
-import { armsTable, differencesTable, spreadTable } from '../../shared/experiment-figures';
+import { armsTable, differencesTable, protocolLine, spreadTable } from '../../shared/experiment-figures';
 import { ARMS } from '../../shared/train';
 import { defaultWorldDir, userDataDir } from '../api';
 import { generateWorld } from '../data';
@@ -16,13 +16,6 @@ import { addTrainingOptions, trainingSettings } from './train';
 
 const list = (v: string) => v.split(',').map((s) => s.trim()).filter(Boolean);
 const numbers = (name: string) => (v: string) => list(v).map(num(name));
-
-// The protocol every number above was measured under, printed with every result.
-export function protocolLine(r: ExperimentResult): string {
-  const img = `${r.image.dim}-d image side (${r.image.preset}${r.image.tensor ? `, tensor ${r.image.tensor}, pool ${r.image.pool}` : ''})`;
-  return `protocol: n fit ${r.pairs.fit}, n test ${r.pairs.test}; chance R@1 ${r.chance.r1.toFixed(4)}, mutual k-NN ${r.chance.mknn.toFixed(4)}; ` +
-    `free parameters of the map ${r.pairs.freeParameters.toLocaleString('en')}; ${img}; ${r.seconds.toFixed(0)} s`;
-}
 
 function printResult(r: ExperimentResult): void {
   console.log(`\n${protocolLine(r)}`);
@@ -70,7 +63,10 @@ const addImageOptions = (c: Command) =>
 const IMAGE_FLAGS = ['preset', 'input', 'output', 'pool', 'prefixTokens', 'size', 'resize', 'interpolation', 'mean', 'std', 'channels', 'range', 'embeddings'] as const;
 function imageChoice(o: Record<string, unknown>): Record<string, unknown> {
   const key = (k: string) => `image${k[0].toUpperCase()}${k.slice(1)}`;
-  return { model: o.imageModel, ...Object.fromEntries(IMAGE_FLAGS.filter((k) => o[key(k)] !== undefined).map((k) => [k, o[key(k)]])) };
+  const choice: Record<string, unknown> = Object.fromEntries(IMAGE_FLAGS.filter((k) => o[key(k)] !== undefined).map((k) => [k, o[key(k)]]));
+  // Paths as absolute: the run's config is read again by its workers and on resume, from anywhere.
+  if (typeof choice.embeddings === 'string') choice.embeddings = resolve(choice.embeddings);
+  return { model: o.imageModel === 'world' ? 'world' : resolve(String(o.imageModel)), ...choice };
 }
 
 // An experiment's flags: the shared training flags (passed to every arm) plus replicates and evaluation.
@@ -95,7 +91,7 @@ export function registerExperiment(program: Command, setExit: (code: number) => 
       .option('--arms <list>', `comma list of ${ARMS.join(', ')}`, list, ['good', 'bad', 'ntp'])),
   ).action(async (o) => {
     await runExperiment({
-      kind: 'experiment', version: 1, data: o.data, images: o.images, splitSeed: o.splitSeed, image: imageChoice(o), arms: o.arms, seeds: o.seeds,
+      kind: 'experiment', version: 1, data: resolve(o.data), images: o.images && resolve(o.images), splitSeed: o.splitSeed, image: imageChoice(o), arms: o.arms, seeds: o.seeds,
       train: trainingSettings(o), parallel: o.parallel,
       eval: { ...(o.bootstrap ? { bootstrap: o.bootstrap } : {}), ...(o.fitPairs ? { fitPairs: o.fitPairs } : {}), ...(o.testPairs ? { testPairs: o.testPairs } : {}) },
     }, o, setExit);

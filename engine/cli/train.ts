@@ -1,6 +1,6 @@
 // `prh train`: one training run (an arm on a dataset) into a run folder, with a progress bar and a line per epoch.
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { SingleBar, Presets } from 'cli-progress';
 import type { Command } from 'commander';
 import { ARMS, PRESET_NAMES, TrainConfig } from '../../shared/train';
@@ -45,7 +45,7 @@ export function registerTrain(program: Command): void {
     .option('--json', 'print one JSON document')
     .action(async (o) => {
       const parsed = TrainConfig.safeParse({
-        kind: 'train', version: 1, data: o.data, images: o.images, split: o.splitSeed === undefined ? undefined : { seed: o.splitSeed },
+        kind: 'train', version: 1, data: resolve(o.data), images: o.images && resolve(o.images), split: o.splitSeed === undefined ? undefined : { seed: o.splitSeed },
         arm: o.arm, ...trainingSettings(o), tokenizer: o.tokenizer, seed: o.seed,
       });
       if (!parsed.success) throw new InputError(parsed.error.issues.map((i) => `--${String(i.path[0] ?? '')}: ${i.message}`).join('; '));
