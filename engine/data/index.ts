@@ -10,6 +10,5 @@ export { readKarpathy } from './karpathy';
 export { DATASET_FILE, IMAGES_DIR, isDatasetDir, readDataset, writeDataset } from './layout';
 export { readMulti30k } from './multi30k';
 export { isDatasetFolder, openDataset, type Format, type OpenedDataset, type OpenOptions } from './open';
-export { DEFAULT_HELD, seededSplit, seededSubset, type SplitOptions } from './split';
-export { validateDataset } from './validate';
+export { seededSplit, seededSubset, type SplitOptions } from './split';
 export * from './world/index';

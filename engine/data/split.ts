@@ -7,7 +7,7 @@ import { WorldRng } from './world/rng';
 
 export type SplitOptions = SeededSplit;
 
-export const DEFAULT_HELD = { val: 1014, test: 1000 };
+const DEFAULT_HELD = { val: 1014, test: 1000 };
 
 /** split[i] of n photos; the same (n, options) give the same split in every process. */
 export function seededSplit(n: number, source: string, options: SplitOptions = {}): { split: Split[]; params: Record<string, number | string> } {

@@ -8,7 +8,7 @@ export { listImages } from './image-list';
 export { describeImageModel } from './model-outputs';
 export { BadImageError, Preprocessor, cropRect, decodeImage, preprocessFile } from './preprocess';
 export { Device, type Session, type SessionOptions, cudaProviderPath, openSession } from './session';
-export { ImageSpec, Pool, Preset, type SpecFlags, type SpecOverrides, detectPreset, isDinov2Layout, resolveSpec, specOverrides } from './spec';
+export { ImageSpec, Pool, Preset, type SpecOverrides, detectPreset, isDinov2Layout, resolveSpec, specOverrides } from './spec';
 export {
   WORLD_ENCODER_RECIPE, WorldEncoderManifest, WorldEncoderRecipe, type BuildHooks, type BuiltEncoder, type ProbeTable, buildWorldEncoder,
   onnxParity, probeWorldEncoder, readWorldEncoderManifest, worldImages,
