@@ -8,7 +8,9 @@ import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ExperimentResult } from '../../shared/experiment';
 import { freeParameters } from '../../engine/align';
+import { Service } from '../../engine/api';
 import { writeEmbeddings } from '../../engine/embeddings';
+import { InputError } from '../../engine/errors';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const FIX = join(import.meta.dirname, 'fixtures', 'flickr8k-kaggle');
@@ -76,6 +78,22 @@ describe('prh experiment on a caption folder', () => {
     expect(r.status).toBe(2);
     expect(r.stderr).toBe(`error: ${join(import.meta.dirname, 'fixtures', 'flickr8k-bad-csv', 'captions.txt')}:3: 3 columns, the header has 2 (quote a caption that holds a comma)\n`);
   }, 600_000);
+});
+
+describe('the app starting an experiment on an opened folder (the service behind both transports)', () => {
+  it('checks the data before a run exists: a bad folder is an InputError naming what is wrong, and no run is created', async () => {
+    let settings = { theme: 'system' as const, dataRoots: [] as string[] };
+    const service = new Service({ runsDir: join(tmp, 'app-runs'), userData: join(tmp, 'app'), transport: 'ws', settings: { get: () => settings, set: (p) => (settings = { ...settings, ...p } as typeof settings) } });
+    const config = (data: string) => ({ kind: 'experiment', version: 1, data, image: { model: 'world' }, eval: { fitPairs: 11, testPairs: 11 } });
+    await expect(service.dispatch('startRun', { config: config(join(tmp, 'nowhere')) })).rejects.toThrow(/nowhere: no such file or folder/);
+    const half = join(tmp, 'half');
+    cpSync(mini, half, { recursive: true });
+    for (const id of ids.slice(0, 30)) unlinkSync(join(half, 'images', `${id}.jpg`));
+    const err = await service.dispatch('startRun', { config: config(half) }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InputError);
+    expect((err as Error).message).toMatch(/images: \d+ of the 22 photos named in .*captions\.txt are missing: /);
+    expect(await service.dispatch('listRuns', {})).toEqual([]);
+  });
 });
 
 // The real photos at hand (not in a user's clone).
