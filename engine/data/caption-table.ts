@@ -1,6 +1,7 @@
 // A plain caption table, one caption a row: CSV with a header naming an image column and a caption column (the
 // Kaggle Flickr8k `captions.txt` is `image,caption`), or JSON Lines with `image` and `caption` (or `captions`: a
-// list). An optional `split` column (train / val / test) gives the split; else split.ts draws a seeded one.
+// list). An optional `split` column (train / val / test) gives the split; else Flickr8k's split lists beside the
+// file (split-lists.ts), else split.ts draws a seeded one.
 import { basename, dirname } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { z } from 'zod';

@@ -3,6 +3,7 @@
 // Cancel stops the children gracefully; resume continues each child from its own last checkpoint.
 import { cpus } from 'node:os';
 import { join } from 'node:path';
+import { splitCounts, type Dataset } from '../../shared/dataset';
 import { armConfig, type ExperimentConfig } from '../../shared/experiment';
 import { RESUMABLE, type RunState } from '../../shared/runs';
 import { TrainConfig } from '../../shared/train';
@@ -13,7 +14,6 @@ import { finalize } from './final';
 import { embedImageSide } from './images';
 import { childKey, experimentLayout } from './layout';
 import { protocolPhotos } from './protocol';
-import { splitCounts, type Dataset } from '../../shared/dataset';
 
 type Children = Record<string, string>; // childKey(arm, seed) -> child run id
 
