@@ -38,6 +38,7 @@ export const ApiParams = {
   exportFigure: z.object({ spec: FigureSpec, format: FigureFormat, runId: z.string().optional() }),
   // The experiment lab: datasets and their gallery, the view inspector, image drop, exports.
   datasets: z.object({}),
+  imageModel: z.object({ path: z.string().min(1) }), // an ONNX image model's inputs, outputs and feature tensors
   datasetGallery: z.object({
     path: z.string().min(1), from: z.number().int().min(0).default(0), count: z.number().int().min(1).max(64).default(12), split: z.enum(['train', 'val', 'test']).optional(),
     query: z.string().max(200).optional(), // photos whose id or any caption contains it (case-insensitive)
@@ -65,6 +66,10 @@ export type ExportedFile = { filename: string; mime: string; base64: string; sav
 export type VersionInfo = { app: string; node: string; runsDir: string; concurrency: number; transport: 'ipc' | 'ws' };
 
 // Datasets the lab knows: the default procedural world (generated on demand) and folders the user opened.
+// An image model as the New experiment screen lists it: outputs, and the intermediate tensors a classifier reads
+// its features from (MobileNetV2 int8: 464_quantized, the 1,280-d pooled feature); detail: shape, or producing op.
+export type ModelTensor = { name: string; detail: string };
+export type ImageModelInfo = { path: string; preset: 'dinov2' | 'imagenet-cnn' | 'custom'; inputs: ModelTensor[]; outputs: ModelTensor[]; features: ModelTensor[] };
 export type DatasetInfo = { path: string; name: string; source: string; exists: boolean; counts: { train: number; val: number; test: number } | null; params: Record<string, unknown> };
 export type GalleryItem = { id: string; split: 'train' | 'val' | 'test'; image: string | null /* data: URL */; captions: string[]; evalCaption: number };
 export type Gallery = { path: string; total: number; items: GalleryItem[] };
@@ -103,6 +108,7 @@ export type ApiResults = {
   theoryProp2: Prop2Demo;
   exportFigure: ExportedFile;
   datasets: DatasetInfo[];
+  imageModel: ImageModelInfo;
   datasetGallery: Gallery;
   browseFolder: FolderListing;
   photoViews: PhotoViews;

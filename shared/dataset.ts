@@ -1,5 +1,5 @@
 // The one dataset layout every step reads: `<dir>/dataset.json` + `<dir>/images/`.
-// Real data (Flickr30k, COCO) is read into it; the procedural world is generated into it.
+// Real data (Flickr8k, Flickr30k, COCO, caption tables) is read into it (engine/data/open.ts); the procedural world is generated into it.
 import { z } from 'zod';
 
 export const Split = z.enum(['train', 'val', 'test']);
@@ -36,7 +36,7 @@ export type DatasetImage = z.infer<typeof DatasetImage>;
 export const Dataset = z.object({
   version: z.literal(1),
   name: z.string(),
-  source: z.enum(['world', 'karpathy', 'flickr30k', 'multi30k', 'coco']),
+  source: z.enum(['world', 'karpathy', 'flickr30k', 'flickr8k', 'multi30k', 'coco', 'table']),
   createdAt: z.string().optional(),
   // The generator's resolved parameters (world) or the reader's options (real data), for provenance.
   params: z.record(z.string(), z.unknown()).default({}),
@@ -49,3 +49,12 @@ export const splitCounts = (d: Dataset): Record<Split, number> => {
   for (const im of d.images) c[im.split]++;
   return c;
 };
+
+// For caption files without a split: the seeded split's seed and held-out photo counts (engine/data/split.ts).
+// Every process that opens the dataset with the same options gets the same split.
+export const SeededSplit = z.object({
+  seed: z.number().int().nonnegative().default(0),
+  val: z.number().int().min(1).optional(), // photos held out as val (the fit pairs); default min(1,014, 10%)
+  test: z.number().int().min(1).optional(), // photos held out as test; default min(1,000, 10%)
+});
+export type SeededSplit = z.input<typeof SeededSplit>;

@@ -101,6 +101,25 @@ export const spreadTable = (r: ExperimentResult, id = 'seed-spread'): TableSpec 
   rows: r.spread.map((s) => ({ arm: s.arm, seeds: s.seeds, mean: s.meanR1, sd: s.seeds > 1 ? s.sdR1 : null, min: s.minR1, max: s.maxR1 })),
 });
 
+// The protocol every number of a result was measured under: one line for the CLI, a table for the report.
+export function protocolLine(r: ExperimentResult): string {
+  const img = `${r.image.dim}-d image side (${r.image.preset}${r.image.tensor ? `, tensor ${r.image.tensor}, pool ${r.image.pool}` : ''})`;
+  return `protocol: n fit ${r.pairs.fit}, n test ${r.pairs.test}; chance R@1 ${r.chance.r1.toFixed(4)}, mutual k-NN ${r.chance.mknn.toFixed(4)}; ` +
+    `free parameters of the map ${r.pairs.freeParameters.toLocaleString('en')}; ${img}; ${r.seconds.toFixed(0)} s`;
+}
+export const protocolTable = (r: ExperimentResult, id = 'protocol'): TableSpec => ({
+  id, title: 'Protocol',
+  columns: [{ key: 'what', label: 'What' }, { key: 'value', label: 'Value' }],
+  rows: [
+    { what: 'fit pairs (val photos the map is fitted on)', value: String(r.pairs.fit) },
+    { what: 'test pairs (photos it is scored on)', value: String(r.pairs.test) },
+    { what: 'chance R@1 / mutual k-NN', value: `${r.chance.r1.toFixed(4)} / ${r.chance.mknn.toFixed(4)}` },
+    { what: 'free parameters of the orthogonal map', value: r.pairs.freeParameters.toLocaleString('en') },
+    { what: 'image side', value: `${r.image.model} (${r.image.preset}${r.image.tensor ? `, tensor ${r.image.tensor}, pool ${r.image.pool}` : ''}), ${r.image.dim}-d` },
+    { what: 'seconds', value: r.seconds.toFixed(0) },
+  ],
+});
+
 // Bars with CIs: one bar group per arm, one bar series per experiment (or per seed within one experiment), in the
 // experiment's colour when given (Compare colours bars by run, like its curves).
 export function armBars(groups: { label: string; arms: ArmResult[]; color?: string }[], metric: 'r1' | 'mknn', id: string, chance?: number): FigureSpec {
@@ -188,6 +207,6 @@ export const ceilingTable = (r: ExperimentResult, id = 'image-ceiling'): TableSp
 export function experimentReport(r: ExperimentResult, records: readonly MetricRecord[]): { figures: FigureSpec[]; tables: TableSpec[] } {
   return {
     figures: [...experimentCurves(records), armBars([{ label: 'this experiment', arms: r.arms }], 'r1', 'bars-r1', r.chance.r1), armBars([{ label: 'this experiment', arms: r.arms }], 'mknn', 'bars-mknn', r.chance.mknn), sweepFigure(r), rankFigure(r)],
-    tables: [armsTable(r.arms), differencesTable(r), spreadTable(r), sweepTable(r), ...(r.ceiling ? [ceilingTable(r)] : [])],
+    tables: [protocolTable(r), armsTable(r.arms), differencesTable(r), spreadTable(r), sweepTable(r), ...(r.ceiling ? [ceilingTable(r)] : [])],
   };
 }

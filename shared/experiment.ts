@@ -3,9 +3,26 @@
 import { z } from 'zod';
 import { Arm, TrainSettings, type TrainConfigInput, type TrainEvaluation } from './train';
 
+const Rgb = z.tuple([z.number(), z.number(), z.number()]);
+const Px = z.number().int().positive();
+
+// How the photos become image embeddings: an ONNX model with its preset and any of `prh embed`'s overrides of the
+// preset's spec (engine/image/spec.ts), or embeddings computed elsewhere (an .npy whose ids sidecar names photo ids).
 export const ImageEncoderChoice = z.object({
   model: z.string().min(1).default('world'), // 'world': the shipped world encoder (resources/); else a path to an .onnx file
   preset: z.enum(['dinov2', 'imagenet-cnn', 'custom']).optional(), // detected from the model's input/output names when absent
+  input: z.string().min(1).optional(), // graph input to feed
+  output: z.string().min(1).optional(), // tensor holding the embedding: a graph output or any intermediate tensor
+  pool: z.enum(['none', 'cls', 'mean-patches']).optional(), // none: flatten; cls: token 0 of [N,T,D]; mean-patches
+  prefixTokens: z.number().int().nonnegative().optional(), // CLS (+ registers) before the patch tokens
+  size: Px.optional(), // centre-crop side fed to the model, px
+  resize: Px.optional(), // shorter side after resizing, before the crop, px
+  interpolation: z.enum(['nearest', 'bilinear', 'bicubic']).optional(),
+  mean: Rgb.optional(), // per channel, in the units of range
+  std: Rgb.optional(),
+  channels: z.enum(['rgb', 'bgr']).optional(),
+  range: z.enum(['0-1', '0-255']).optional(),
+  embeddings: z.string().min(1).optional(), // precomputed [photos, D] .npy + <file>.ids.json; model and spec unused
 });
 export type ImageEncoderChoice = z.infer<typeof ImageEncoderChoice>;
 
@@ -16,6 +33,11 @@ export const EvalProtocol = z.object({
   sweepCounts: z.array(z.number().int().min(2)).default([25, 50, 100, 200, 400, 800]), // plus all fit pairs
   sweepRepeats: z.number().int().min(1).default(5),
   everyEpoch: z.boolean().default(true), // fit + score after every epoch (the live curves)
+  // The paper's protocol: the map is fitted on fit pairs (val photos) and scored on test pairs (test photos).
+  // Absent: every val / test photo (Flickr30k's official val is 1,014, test 1,000). Given: a seeded subset of an
+  // official split, or the held-out sizes of a seeded split (data without one).
+  fitPairs: z.number().int().min(2).optional(),
+  testPairs: z.number().int().min(2).optional(),
 });
 export type EvalProtocol = z.infer<typeof EvalProtocol>;
 
@@ -24,7 +46,9 @@ export const ExperimentConfig = z
     kind: z.literal('experiment'),
     version: z.literal(1),
     name: z.string().max(200).optional(),
-    data: z.string().min(1), // dataset folder (dataset.json + images/)
+    data: z.string().min(1), // a dataset in any format engine/data opens: a folder (dataset.json, Flickr8k, ...) or a caption file
+    images: z.string().min(1).optional(), // the image folder, when it is not beside the captions
+    splitSeed: z.number().int().nonnegative().default(0), // the seeded split of data without one (and of fit/test subsets)
     image: ImageEncoderChoice.default(ImageEncoderChoice.parse({})),
     arms: z.array(Arm).min(1).default(['good', 'bad', 'ntp']),
     seeds: z.array(z.number().int().min(0)).min(1).default([0]), // replicates: training noise can exceed the bootstrap CI
@@ -37,9 +61,17 @@ export type ExperimentConfig = z.infer<typeof ExperimentConfig>;
 export type ExperimentConfigInput = z.input<typeof ExperimentConfig>;
 
 // The train run of one arm and seed (unparsed: TrainConfig.parse fills its defaults).
-export function armConfig(c: Pick<ExperimentConfig, 'data' | 'train'>, arm: Arm, seed: number, evaluation?: TrainEvaluation): TrainConfigInput {
-  return { ...c.train, kind: 'train', version: 1, name: `${arm} (seed ${seed})`, data: c.data, arm, seed, ...(evaluation ? { evaluation } : {}) };
+export function armConfig(c: Pick<ExperimentConfig, 'data' | 'images' | 'splitSeed' | 'eval' | 'train'>, arm: Arm, seed: number, evaluation?: TrainEvaluation): TrainConfigInput {
+  return {
+    ...c.train, kind: 'train', version: 1, name: `${arm} (seed ${seed})`, data: c.data, ...(c.images ? { images: c.images } : {}),
+    split: experimentSplit(c), arm, seed, ...(evaluation ? { evaluation } : {}),
+  };
 }
+
+// The seeded split an experiment opens its data with (used only by data without a split of its own).
+export const experimentSplit = (c: Pick<ExperimentConfig, 'splitSeed' | 'eval'>) => ({
+  seed: c.splitSeed, ...(c.eval.fitPairs ? { val: c.eval.fitPairs } : {}), ...(c.eval.testPairs ? { test: c.eval.testPairs } : {}),
+});
 
 // What an experiment run streams (metrics.jsonl of the experiment, relayed from its arms), all tagged {arm, seed}:
 //   scope 'train' x = step  : loss, inv, sigreg, lr, gradNorm
@@ -69,7 +101,7 @@ export type ExperimentResult = {
   sweep: SweepRow[];
   chance: { r1: number; mknn: number };
   rankHistograms: { arm: string; seed: number; edges: number[]; counts: number[] }[]; // image->text ranks of the test queries
-  image: { model: string; sha256: string; dim: number; preset: string };
+  image: { model: string; sha256: string; dim: number; preset: string; tensor?: string; pool?: string };
   pairs: { fit: number; test: number; freeParameters: number };
   // Procedural worlds only: R@1 / mutual k-NN of the image side against an oracle text side that knows each
   // scene's facts; the most any text encoder could reach through this image encoder. null for real photos.

@@ -1,5 +1,6 @@
 // Training runs: the config a user gives (CLI flags, GUI form) and what it resolves to (seeds, λ and λ_eff).
 import { z } from 'zod';
+import { SeededSplit } from './dataset';
 
 export const ARMS = ['good', 'bad', 'ntp', 'pair-ntp'] as const;
 export const Arm = z.enum(ARMS);
@@ -30,7 +31,9 @@ const TrainFields = z.object({
   kind: z.literal('train'),
   version: z.literal(1),
   name: z.string().max(200).optional(),
-  data: z.string().min(1), // dataset folder holding dataset.json
+  data: z.string().min(1), // a dataset in any format engine/data opens: a folder (dataset.json, Flickr8k, ...) or a caption file
+  images: z.string().min(1).optional(), // the image folder, when it is not beside the captions
+  split: SeededSplit.optional(), // for caption files without a split: the seeded split's seed and held-out sizes
   arm: Arm,
   preset: Preset.default('cpu'),
   epochs: z.number().int().min(1).default(8),
@@ -52,7 +55,7 @@ const TrainFields = z.object({
   minLr: z.number().min(0).default(0), // cosine ends here (fraction of lr)
   clip: z.number().positive().nullable().default(null), // global gradient-norm clip; off by default (docs/reference.md#optimiser)
   tokenizer: z.string().optional(), // a HF tokenizer.json; absent: WordPiece trained on the training captions
-  vocabSize: z.number().int().min(16).default(1000),
+  vocabSize: z.number().int().min(16).optional(), // of the trained WordPiece; absent: chosen from the corpus (engine/text)
   maxLen: z.number().int().min(4).default(64), // tokens per sequence including [CLS]/[SEP]
   pool: z.enum(['mean', 'cls']).default('mean'),
   views: ViewConfig.default(ViewConfig.parse({})),
@@ -70,7 +73,7 @@ export type TrainConfig = z.infer<typeof TrainConfig>;
 export type TrainConfigInput = z.input<typeof TrainConfig>;
 
 // The training settings an experiment gives all its arms: a train config less what the experiment sets per arm.
-const PER_ARM = { kind: true, version: true, name: true, data: true, arm: true, seed: true, evaluation: true } as const;
+const PER_ARM = { kind: true, version: true, name: true, data: true, images: true, split: true, arm: true, seed: true, evaluation: true } as const;
 export const TrainSettings = z
   .strictObject(TrainFields.omit(PER_ARM).shape, {
     error: (iss) => (iss.code === 'unrecognized_keys' ? `not training settings: ${iss.keys.join(', ')} (the experiment sets ${Object.keys(PER_ARM).join(', ')} per arm)` : undefined),

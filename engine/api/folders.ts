@@ -4,10 +4,12 @@
 import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, isAbsolute } from 'node:path';
 import type { FolderListing } from '../../shared/api';
+import { isDatasetFolder } from '../data';
 import { InputError } from '../errors';
 
 const MAX_ENTRIES = 500;
-const isDataset = (dir: string) => ['dataset.json', 'results.csv', 'results_20130124.token'].some((f) => existsSync(join(dir, f)))
+// Any folder engine/data opens (by file names), or a COCO download (annotations/ beside the image folders).
+const isDataset = (dir: string) => isDatasetFolder(dir)
   || (existsSync(join(dir, 'annotations')) && statSync(join(dir, 'annotations')).isDirectory());
 
 // Real paths, so a symlink cannot lead out of a root; roots that do not exist are dropped.

@@ -20,39 +20,43 @@ import { DEFAULT_WORLD, datasetsDir } from './settings';
 
 // --- datasets ----------------------------------------------------------------------------------------------
 
-// Opened datasets, keyed by path and dataset.json's mtime: the gallery pages through one without re-reading it.
+// Opened datasets (any format engine/data reads, by folder or file), keyed by path and the caption file's mtime:
+// the gallery pages through one without re-reading it.
 const opened = new Map<string, { mtimeMs: number; ds: OpenedDataset }>();
 function open(path: string): OpenedDataset {
-  const file = existsSync(join(path, 'dataset.json')) ? join(path, 'dataset.json') : path;
-  const mtimeMs = existsSync(file) ? statSync(file).mtimeMs : -1;
   const hit = opened.get(path);
-  if (hit && hit.mtimeMs === mtimeMs) return hit.ds;
+  if (hit && existsSync(hit.ds.file) && statSync(hit.ds.file).mtimeMs === hit.mtimeMs) return hit.ds;
   const ds = openDataset(path);
-  opened.set(path, { mtimeMs, ds });
+  opened.set(path, { mtimeMs: statSync(ds.file).mtimeMs, ds });
   return ds;
 }
 
-function info(path: string): DatasetInfo {
-  if (!existsSync(join(path, 'dataset.json'))) return { path, name: path.split(/[\\/]/).pop() ?? path, source: 'world', exists: false, counts: null, params: {} };
+const NO_DATASET = /: no dataset here \(/; // openDataset on a folder that holds none
+
+// world: the default world's folder, listed (as not generated) until its dataset.json is written.
+function info(path: string, world = false): DatasetInfo {
+  if (!existsSync(path) || (world && !existsSync(join(path, 'dataset.json')))) return { path, name: path.split(/[\\/]/).pop() ?? path, source: 'world', exists: false, counts: null, params: {} };
   const { dataset } = open(path);
   return { path, name: dataset.name, source: dataset.source, exists: true, counts: splitCounts(dataset), params: dataset.params };
 }
 
-// The default world first (generated or not), then every dataset folder under <user data>/datasets/.
+// The default world first (generated or not), then every dataset under <user data>/datasets/: a dataset folder or a
+// folder holding a real dataset's own files (Flickr8k, Flickr30k, COCO, a caption table, ...).
 export function listDatasets(userData: string): DatasetInfo[] {
   const root = datasetsDir(userData);
   const world = join(root, DEFAULT_WORLD);
   const others = existsSync(root)
     ? readdirSync(root, { withFileTypes: true })
-        .filter((e) => e.isDirectory() && e.name !== DEFAULT_WORLD && existsSync(join(root, e.name, 'dataset.json')))
+        .filter((e) => e.isDirectory() && e.name !== DEFAULT_WORLD)
         .map((e) => join(root, e.name))
         .sort()
     : [];
-  return [world, ...others].map((p) => {
+  return [world, ...others].flatMap((p) => {
     try {
-      return info(p);
+      return [info(p, p === world)];
     } catch (err) {
-      return { path: p, name: `${p.split(/[\\/]/).pop()} (unreadable: ${(err as Error).message})`, source: 'unknown', exists: false, counts: null, params: {} };
+      if (err instanceof InputError && NO_DATASET.test(err.message)) return [];
+      return [{ path: p, name: `${p.split(/[\\/]/).pop()} (unreadable: ${(err as Error).message})`, source: 'unknown', exists: false, counts: null, params: {} }];
     }
   });
 }

@@ -57,6 +57,10 @@ export class Service implements Api {
     return { state: this.store.get(id), config: this.store.config(id), metrics: this.store.metrics(id) };
   }
   async startRun({ config }: ApiArgs<'startRun'>) {
+    // Bad data is the caller's error now, not a failed run later. Lazily and not through engine/experiment's index:
+    // that loads tfjs and onnxruntime, which the service's process does not need.
+    const { preflightRun } = await import('../experiment/protocol');
+    preflightRun(config);
     const state = this.store.create(config);
     return this.scheduler.submit(state.id);
   }
@@ -100,6 +104,10 @@ export class Service implements Api {
   // The experiment lab (engine/api/lab.ts); matching and bundling compute in a child process.
   async exportFigure(q: ApiArgs<'exportFigure'>) {
     return exportFigure(q, this.runRef(q.runId));
+  }
+  async imageModel({ path }: ApiArgs<'imageModel'>) {
+    const { describeImageModel } = await import('../image'); // lazily: it loads onnxruntime, which listing runs need not
+    return describeImageModel(path);
   }
   async datasets() {
     return listDatasets(this.opts.userData);

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { splitCounts } from '../../shared/dataset';
 import {
   contactSheet, formatInspection, galleryFromDataset, galleryJson, generateWorld, inspectDataset, NUISANCE_LEVELS,
-  openDataset, PRESET_NAMES, previewWorld, type GalleryItem, type WorldOptions,
+  importDataset, openDataset, PRESET_NAMES, previewWorld, type GalleryItem, type WorldOptions,
 } from '../data';
 import { InputError } from '../errors';
 import { printTable } from './output';
@@ -68,14 +68,38 @@ export function registerData(program: Command): void {
   data
     .command('inspect')
     .description('counts, caption lengths, vocabulary, missing images, duplicates of a dataset folder or a real dataset file')
-    .argument('<path>', 'dataset folder (dataset.json), Karpathy dataset_*.json, Flickr30k results*.token/.csv, Multi30k folder, COCO captions_*.json')
+    .argument('<path>', 'dataset folder (dataset.json), Karpathy dataset_*.json, Flickr8k (captions.txt / Flickr8k.token.txt), Flickr30k results*.token/.csv, Multi30k folder, COCO captions_*.json, image,caption CSV/JSONL')
     .option('--images <dir>', 'image folder (default: images/ or the download name next to the captions)')
     .option('--eval-caption <k>', 'evaluation caption index for real data (default 0)')
+    .option('--split-seed <n>', 'seed of the split of data without one (default 0)')
     .option('--json', 'print one JSON document')
-    .action((path: string, o: { images?: string; evalCaption?: string; json?: boolean }) => {
+    .action((path: string, o: { images?: string; evalCaption?: string; splitSeed?: string; json?: boolean }) => {
       const evalCaption = o.evalCaption === undefined ? undefined : count('eval-caption', o.evalCaption, 0);
-      const report = inspectDataset(openDataset(path, { imagesDir: o.images, evalCaption }));
+      const split = o.splitSeed === undefined ? undefined : { seed: count('split-seed', o.splitSeed, 0) };
+      const report = inspectDataset(openDataset(path, { imagesDir: o.images, evalCaption, split }));
       console.log(o.json ? JSON.stringify(report) : formatInspection(report));
+    });
+
+  data
+    .command('import')
+    .description('write any supported dataset as a dataset folder (dataset.json + images/): a frozen copy')
+    .argument('<src>', 'dataset folder or caption file in any format inspect reads')
+    .requiredOption('--out <dir>', 'dataset folder to write')
+    .option('--images <dir>', 'image folder (default: images/ or the download name next to the captions)')
+    .option('--eval-caption <k>', 'evaluation caption index (default 0)')
+    .option('--split-seed <n>', 'seed of the split of data without one (default 0)')
+    .option('--no-images', 'write the captions only, no photos')
+    .option('--force', 'overwrite an existing dataset.json')
+    .option('--json', 'print one JSON document')
+    .action((src: string, o: { out: string; images?: string | false; evalCaption?: string; splitSeed?: string; force?: boolean; json?: boolean }) => {
+      const evalCaption = o.evalCaption === undefined ? undefined : count('eval-caption', o.evalCaption, 0);
+      const split = o.splitSeed === undefined ? undefined : { seed: count('split-seed', o.splitSeed, 0) };
+      // commander: --no-images sets images false; --images DIR a string
+      const opened = openDataset(src, { imagesDir: typeof o.images === 'string' ? o.images : undefined, evalCaption, split });
+      const r = importDataset(opened, o.out, { images: o.images !== false, force: o.force });
+      const summary = { out: o.out, format: opened.format, ...splitCounts(opened.dataset), copied: r.copied, split: String(opened.dataset.params.split ?? 'own') };
+      if (o.json) console.log(JSON.stringify(summary));
+      else printTable([summary]);
     });
 
   const world = program.command('world').description('the procedural world: scenes, five annotators with nuisance, images');

@@ -2,13 +2,14 @@
 // one command: the default world, the shipped world encoder, three arms, the comparison table).
 import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { ExperimentConfigInput, ExperimentResult } from '../../shared/experiment';
-import { armsTable, differencesTable, spreadTable } from '../../shared/experiment-figures';
+import { armsTable, differencesTable, protocolLine, spreadTable } from '../../shared/experiment-figures';
 import { ARMS } from '../../shared/train';
 import { defaultWorldDir, userDataDir } from '../api';
 import { generateWorld } from '../data';
 import { tableToMarkdown } from '../report';
+import { InputError } from '../errors';
 import { numberOption as num } from './output';
 import { openService, runAndWait } from './runs';
 import { addTrainingOptions, trainingSettings } from './train';
@@ -17,6 +18,7 @@ const list = (v: string) => v.split(',').map((s) => s.trim()).filter(Boolean);
 const numbers = (name: string) => (v: string) => list(v).map(num(name));
 
 function printResult(r: ExperimentResult): void {
+  console.log(`\n${protocolLine(r)}`);
   for (const t of [armsTable(r.arms), differencesTable(r), spreadTable(r)]) console.log(`\n${tableToMarkdown(t)}`);
 }
 
@@ -24,11 +26,47 @@ async function runExperiment(config: ExperimentConfigInput, o: { runs?: string; 
   const service = openService(o.runs);
   const { state, code } = await runAndWait(service, config, Boolean(o.json));
   setExit(code);
-  if (o.json) return console.log(JSON.stringify({ id: state.id, status: state.status, dir: service.store.dir(state.id), result: state.result, error: state.error }));
+  if (o.json) {
+    const r = state.result as unknown as ExperimentResult | null;
+    return console.log(JSON.stringify({ id: state.id, status: state.status, dir: service.store.dir(state.id), protocol: r ? protocolLine(r) : null, result: state.result, error: state.error }));
+  }
   if (state.status === 'done') {
     printResult(state.result as unknown as ExperimentResult);
     console.log(`\nreport: ${join(service.store.dir(state.id), 'report', 'index.md')}`);
   } else if (state.error) console.error(state.error);
+}
+
+const rgb = (name: string) => (v: string) => {
+  const xs = list(v).map(num(name));
+  if (xs.length !== 3) throw new InputError(`--${name}: expected r,g,b (three numbers), got '${v}'`);
+  return xs;
+};
+
+// The image side: `prh embed`'s model and spec flags, prefixed with image-, or precomputed embeddings.
+const addImageOptions = (c: Command) =>
+  c
+    .option('--image-model <path>', "frozen image encoder: 'world' (shipped) or an .onnx file", 'world')
+    .option('--image-preset <name>', 'dinov2 | imagenet-cnn | custom (detected when absent)')
+    .option('--image-input <name>', 'graph input to feed')
+    .option('--image-output <tensor>', 'tensor holding the embedding: a graph output or any intermediate (e.g. MobileNetV2 int8: 464_quantized, the 1,280-d pooled feature)')
+    .option('--image-pool <how>', 'none (flatten) | cls (token 0) | mean-patches')
+    .option('--image-prefix-tokens <n>', 'tokens before the patch tokens (CLS + registers), for mean-patches', num('image-prefix-tokens'))
+    .option('--image-size <px>', 'centre-crop side fed to the model', num('image-size'))
+    .option('--image-resize <px>', 'shorter side after resizing, before the crop', num('image-resize'))
+    .option('--image-interpolation <kind>', 'nearest | bilinear | bicubic')
+    .option('--image-mean <r,g,b>', 'per-channel mean (units of --image-range)', rgb('image-mean'))
+    .option('--image-std <r,g,b>', 'per-channel std', rgb('image-std'))
+    .option('--image-channels <order>', 'rgb | bgr')
+    .option('--image-range <r>', '0-1 | 0-255: pixel scale before mean/std')
+    .option('--image-embeddings <file.npy>', 'image embeddings computed elsewhere: [photos, D] .npy with <file>.npy.ids.json (photo ids); no model is run');
+
+const IMAGE_FLAGS = ['preset', 'input', 'output', 'pool', 'prefixTokens', 'size', 'resize', 'interpolation', 'mean', 'std', 'channels', 'range', 'embeddings'] as const;
+function imageChoice(o: Record<string, unknown>): Record<string, unknown> {
+  const key = (k: string) => `image${k[0].toUpperCase()}${k.slice(1)}`;
+  const choice: Record<string, unknown> = Object.fromEntries(IMAGE_FLAGS.filter((k) => o[key(k)] !== undefined).map((k) => [k, o[key(k)]]));
+  // Paths as absolute: the run's config is read again by its workers and on resume, from anywhere.
+  if (typeof choice.embeddings === 'string') choice.embeddings = resolve(choice.embeddings);
+  return { model: o.imageModel === 'world' ? 'world' : resolve(String(o.imageModel)), ...choice };
 }
 
 // An experiment's flags: the shared training flags (passed to every arm) plus replicates and evaluation.
@@ -41,18 +79,21 @@ const addTrainOptions = (c: Command) =>
     .option('--json', 'print one JSON document');
 
 export function registerExperiment(program: Command, setExit: (code: number) => void): void {
-  addTrainOptions(
+  addTrainOptions(addImageOptions(
     program
       .command('experiment')
       .description('train the arms on one dataset, score every epoch, compare them with paired-bootstrap CIs, write the report')
-      .requiredOption('--data <dir>', 'dataset folder (dataset.json + images/)')
-      .option('--image-model <path>', "frozen image encoder: 'world' (shipped) or an .onnx file", 'world')
-      .option('--image-preset <name>', 'dinov2 | imagenet-cnn | custom (detected when absent)')
-      .option('--arms <list>', `comma list of ${ARMS.join(', ')}`, list, ['good', 'bad', 'ntp']),
+      .requiredOption('--data <path>', 'a dataset folder or caption file in any format `prh data inspect` reads (Flickr8k, Flickr30k, Karpathy, Multi30k, COCO, image,caption CSV/JSONL, dataset.json)')
+      .option('--images <dir>', 'the image folder, when it is not beside the captions')
+      .option('--fit-pairs <n>', 'photos the map is fitted on (default: every val photo; a seeded split holds out min(1,014, 10%))', num('fit-pairs'))
+      .option('--test-pairs <n>', 'photos it is scored on (default: every test photo; a seeded split holds out min(1,000, 10%))', num('test-pairs'))
+      .option('--split-seed <n>', 'seed of the split of data without one, and of fit/test subsets (default 0)', num('split-seed'))
+      .option('--arms <list>', `comma list of ${ARMS.join(', ')}`, list, ['good', 'bad', 'ntp'])),
   ).action(async (o) => {
     await runExperiment({
-      kind: 'experiment', version: 1, data: o.data, image: { model: o.imageModel, preset: o.imagePreset }, arms: o.arms, seeds: o.seeds,
-      train: trainingSettings(o), eval: o.bootstrap ? { bootstrap: o.bootstrap } : undefined, parallel: o.parallel,
+      kind: 'experiment', version: 1, data: resolve(o.data), images: o.images && resolve(o.images), splitSeed: o.splitSeed, image: imageChoice(o), arms: o.arms, seeds: o.seeds,
+      train: trainingSettings(o), parallel: o.parallel,
+      eval: { ...(o.bootstrap ? { bootstrap: o.bootstrap } : {}), ...(o.fitPairs ? { fitPairs: o.fitPairs } : {}), ...(o.testPairs ? { testPairs: o.testPairs } : {}) },
     }, o, setExit);
   });
 

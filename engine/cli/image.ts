@@ -1,17 +1,13 @@
 // `prh embed`: a dataset's images through a frozen ONNX image encoder into an .npy (+ ids + spec sidecars).
-import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { Presets, SingleBar } from 'cli-progress';
 import { type Command, Option } from 'commander';
 import { z } from 'zod';
 import { Split } from '../../shared/dataset';
-import { Device, ImageSpec, Pool, Preset, type SpecOverrides, embedCached, listImages, openImageEncoder, writeImageEmbeddings } from '../image';
+import { Device, ImageSpec, defaultCacheDir, Pool, Preset, embedCached, listImages, openImageEncoder, specOverrides, writeImageEmbeddings } from '../image';
 import { Cancelled } from '../runs/job';
 import { EXIT, printTable } from './output';
 
-// Where embeddings are cached unless --cache-dir says otherwise (XDG layout).
-export const defaultCacheDir = (): string =>
-  join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'prh-workbench', 'image-embeddings');
 
 const Rgb = z
   .string()
@@ -75,21 +71,7 @@ export function registerImage(program: Command, setExit: (code: number) => void 
     .option('--json', 'print one JSON document')
     .action(async (raw: Record<string, unknown>) => {
       const o = EmbedFlags.parse(raw);
-      const overrides: SpecOverrides = {
-        ...(o.input && { input: o.input }),
-        ...(o.size && { size: o.size }),
-        ...(o.resize && { resize: o.resize }),
-        ...(o.interpolation && { interpolation: o.interpolation }),
-        ...(o.mean && { mean: o.mean }),
-        ...(o.std && { std: o.std }),
-        ...(o.channels && { channels: o.channels }),
-        ...(o.range && { range: o.range }),
-        embedding: {
-          ...(o.output && { tensor: o.output }),
-          ...(o.pool && { pool: o.pool }),
-          ...(o.prefixTokens !== undefined && { prefixTokens: o.prefixTokens }),
-        },
-      };
+      const overrides = specOverrides(o);
       const images = listImages(o.data, o.split, o.images);
       const enc = await openImageEncoder(o.model, {
         preset: o.preset,

@@ -46,7 +46,7 @@ export function registerMatch(program: Command): void {
     .command('match <experiment> <images...>')
     .description("the image drop: each arm of a finished experiment ranks a caption pool for these images (files or folders); dataset photos also get their own captions' ranks")
     .option('--runs <dir>', 'runs folder the experiment id is looked up in (default: the app settings)')
-    .option('--pool <pool>', "'test' (all captions of the dataset's test photos) or a COCO captions JSON", 'test')
+    .option('--pool <pool>', "'test' (all captions of the experiment's test photos) or any caption dataset, folder or file (all its captions)", 'test')
     .option('--top <k>', 'captions shown per image and arm', numberOption('top'), 5)
     .option('--json', 'print the whole result as JSON')
     .action(async (ref: string, paths: string[], o: { runs?: string; pool: string; top: number; json?: boolean }) => {

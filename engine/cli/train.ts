@@ -1,6 +1,6 @@
 // `prh train`: one training run (an arm on a dataset) into a run folder, with a progress bar and a line per epoch.
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { SingleBar, Presets } from 'cli-progress';
 import type { Command } from 'commander';
 import { ARMS, PRESET_NAMES, TrainConfig } from '../../shared/train';
@@ -12,7 +12,7 @@ import { numberOption } from './output';
 const num = numberOption;
 
 // The training flags `prh train` and `prh experiment` share, and the TrainConfig fields they set.
-const TRAIN_FLAGS = ['preset', 'epochs', 'batch', 'lamb', 'lambEff', 'loss', 'slices', 'lr', 'clip', 'select', 'backend'] as const;
+const TRAIN_FLAGS = ['preset', 'epochs', 'batch', 'lamb', 'lambEff', 'loss', 'slices', 'lr', 'clip', 'select', 'backend', 'vocabSize'] as const;
 export const addTrainingOptions = (c: Command): Command =>
   c
     .option('--preset <name>', PRESET_NAMES.join(' | '))
@@ -25,7 +25,8 @@ export const addTrainingOptions = (c: Command): Command =>
     .option('--lr <x>', 'peak learning rate', num('lr'))
     .option('--clip <x>', 'gradient-norm clip', num('clip'))
     .option('--select <policy>', 'checkpoint scored: last | val-loss (never test)')
-    .option('--backend <name>', BACKENDS.join(' | '));
+    .option('--backend <name>', BACKENDS.join(' | '))
+    .option('--vocab-size <n>', 'vocabulary of the trained WordPiece (default: chosen from the training captions)', num('vocab-size'));
 export const trainingSettings = (o: Record<string, unknown>): Record<string, unknown> =>
   Object.fromEntries(TRAIN_FLAGS.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]));
 
@@ -33,17 +34,19 @@ export function registerTrain(program: Command): void {
   addTrainingOptions(program
     .command('train'))
     .description('train a text encoder arm (good/bad views LeJEPA, NTP, pair-NTP) and write checkpoints + embeddings per epoch')
-    .requiredOption('--data <dir>', 'dataset folder (dataset.json)')
+    .requiredOption('--data <path>', 'a dataset folder or caption file in any format `prh data inspect` reads')
+    .option('--images <dir>', 'the image folder, when it is not beside the captions')
+    .option('--split-seed <n>', 'seed of the split of data without one (default 0)', num('split-seed'))
     .requiredOption('--arm <arm>', ARMS.join(' | '))
     .requiredOption('--out <dir>', 'run folder')
     .option('--tokenizer <file>', 'Hugging Face tokenizer.json (default: WordPiece trained on the training captions)')
-    .option('--vocab-size <n>', 'vocabulary of the trained tokenizer', num('vocab-size'))
     .option('--seed <n>', 'seed for init, data order, views and directions', num('seed'))
     .option('--resume', 'continue from the last checkpoint in --out')
     .option('--json', 'print one JSON document')
     .action(async (o) => {
       const parsed = TrainConfig.safeParse({
-        kind: 'train', version: 1, data: o.data, arm: o.arm, ...trainingSettings(o), tokenizer: o.tokenizer, vocabSize: o.vocabSize, seed: o.seed,
+        kind: 'train', version: 1, data: resolve(o.data), images: o.images && resolve(o.images), split: o.splitSeed === undefined ? undefined : { seed: o.splitSeed },
+        arm: o.arm, ...trainingSettings(o), tokenizer: o.tokenizer, seed: o.seed,
       });
       if (!parsed.success) throw new InputError(parsed.error.issues.map((i) => `--${String(i.path[0] ?? '')}: ${i.message}`).join('; '));
       const config = parsed.data;

@@ -4,16 +4,19 @@ import { z } from 'zod';
 import type { Dataset, DatasetImage, Split } from '../../shared/dataset';
 import { InputError } from '../errors';
 import { readJson } from '../json-file';
+import { seededSplit, type SplitOptions } from './split';
 
 const CocoCaptions = z.object({
   images: z.array(z.object({ id: z.number().int(), file_name: z.string().min(1) })),
   annotations: z.array(z.object({ image_id: z.number().int(), caption: z.string() })),
 });
 
-export type CocoOptions = { split?: Split; evalCaption?: number }; // COCO files are one split: all images get `split` (default test)
+// COCO caption files are one split: all images get `split` (default test; a caption pool), or, with `seeded`,
+// a seeded train/val/test split (split.ts) so an experiment can run on COCO captions + images.
+export type CocoOptions = { split?: Split; evalCaption?: number; seeded?: SplitOptions };
 
 /** Images without any caption are left out (counted in params.withoutCaptions). */
-export function readCoco(file: string, { split = 'test', evalCaption = 0 }: CocoOptions = {}): Dataset {
+export function readCoco(file: string, { split = 'test', evalCaption = 0, seeded }: CocoOptions = {}): Dataset {
   const j = readJson(file, CocoCaptions);
   const caps = new Map<number, { text: string }[]>(j.images.map((im) => [im.id, []]));
   j.annotations.forEach((a, i) => {
@@ -29,9 +32,15 @@ export function readCoco(file: string, { split = 'test', evalCaption = 0 }: Coco
     if (evalCaption >= captions.length) throw new InputError(`${file}: image ${im.id} has ${captions.length} captions, no caption ${evalCaption}`);
     images.push({ id: String(im.id), split, file: im.file_name, captions, evalCaption });
   }
+  let splitParams: Record<string, unknown> = { split };
+  if (seeded) {
+    const s = seededSplit(images.length, file, seeded);
+    images.forEach((im, i) => (im.split = s.split[i]));
+    splitParams = s.params;
+  }
   return {
     version: 1, name: basename(file, '.json'), source: 'coco',
-    params: { file: basename(file), split, evalCaption, withoutCaptions: j.images.length - images.length },
+    params: { file: basename(file), ...splitParams, evalCaption, withoutCaptions: j.images.length - images.length },
     images,
   };
 }

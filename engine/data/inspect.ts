@@ -10,6 +10,7 @@ export type Inspection = {
   name: string;
   source: string;
   splits: Record<Split, number>;
+  splitFrom: string; // how the split was made: the files' own, official lists, or seeded (with its seed)
   images: number;
   captions: number;
   captionsPerImage: Record<string, number>; // count of captions -> images with that many
@@ -52,6 +53,12 @@ function fileProblem(path: string): 'missing' | 'unreadable' | null {
   } finally {
     closeSync(fd);
   }
+}
+
+// A seeded split can be redrawn (--split-seed) until `prh data import` freezes it into dataset.json.
+function splitFrom(params: Record<string, unknown>, format: Format): string {
+  if (params.split === 'seeded') return `seeded split (seed ${String(params.splitSeed)}${format === 'layout' ? ', frozen in dataset.json' : '; --split-seed changes it'})`;
+  return params.split === 'lists' ? 'official split lists' : "the dataset's own split";
 }
 
 const bump = (h: Record<string, number>, k: string | number) => (h[k] = (h[k] ?? 0) + 1);
@@ -102,6 +109,7 @@ export function inspectDataset({ dataset: ds, format, path, imagesDir }: OpenedD
   return {
     path, format, name: ds.name, source: ds.source,
     splits: splitCounts(ds),
+    splitFrom: splitFrom(ds.params, format),
     images: ds.images.length,
     captions: lengths.length,
     captionsPerImage, evalCaption,
@@ -123,7 +131,7 @@ export function formatInspection(r: Inspection): string {
   const f = r.files;
   const out = [
     `dataset      ${r.name} (${r.source}, read as ${r.format}) from ${r.path}`,
-    `images       ${r.images}  (train ${r.splits.train} / val ${r.splits.val} / test ${r.splits.test})`,
+    `images       ${r.images}  (train ${r.splits.train} / val ${r.splits.val} / test ${r.splits.test}; ${r.splitFrom})`,
     `captions     ${r.captions}  (captions per image ${hist(r.captionsPerImage)})`,
     `eval caption ${hist(r.evalCaption)}  (index -> images)`,
     `words        min ${r.words.min} / mean ${r.words.mean.toFixed(1)} / max ${r.words.max} per caption`,

@@ -1,9 +1,10 @@
 // The dataset folder every step reads: `<dir>/dataset.json` (shared/dataset.ts) + `<dir>/images/`.
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Dataset } from '../../shared/dataset';
-import { InputError } from '../errors';
+import { writeFileAtomic } from '../atomic';
 import { readJson } from '../json-file';
+import { validateDataset } from './validate';
 
 export const DATASET_FILE = 'dataset.json';
 export const IMAGES_DIR = 'images';
@@ -12,10 +13,7 @@ export const isDatasetDir = (dir: string): boolean => existsSync(join(dir, DATAS
 
 export function readDataset(dir: string): Dataset {
   const file = join(dir, DATASET_FILE);
-  const ds = readJson(file, Dataset);
-  for (const im of ds.images)
-    if (im.evalCaption >= im.captions.length) throw new InputError(`${file}: image ${im.id} has evalCaption ${im.evalCaption} but ${im.captions.length} captions`);
-  return ds;
+  return validateDataset(readJson(file, Dataset), file);
 }
 
 /** Writes dataset.json with one image per line, so that line numbers and diffs point at images. */
@@ -24,5 +22,5 @@ export function writeDataset(dir: string, ds: Dataset): void {
   const { images, ...head } = Dataset.parse(ds);
   const body = images.map((im) => JSON.stringify(im)).join(',\n');
   const text = `${JSON.stringify(head).slice(0, -1)},"images":[\n${body}\n]}\n`;
-  writeFileSync(join(dir, DATASET_FILE), text);
+  writeFileAtomic(join(dir, DATASET_FILE), text);
 }

@@ -9,7 +9,7 @@ import type { Match, MatchResult, OwnCaptions } from '../../shared/api';
 import type { Dataset } from '../../shared/dataset';
 import { ExperimentConfig } from '../../shared/experiment';
 import { isJepaArm } from '../../shared/train';
-import { IMAGES_DIR, readCoco, readDataset } from '../data';
+import { openDataset, type OpenedDataset } from '../data';
 import { readJson } from '../json-file';
 import { readNpy, readNpyTensor, writeNpy, type Embeddings } from '../embeddings';
 import { InputError } from '../errors';
@@ -20,17 +20,20 @@ import { RunStore } from '../runs';
 import { captionIds, loadTokenizer } from '../text';
 import { buildModel, embedCaptions, initBackend, loadCheckpoint } from '../train';
 import { EncoderRecord, FinishedArms, ResolvedArm, armLayout, experimentLayout } from './layout';
+import { openExperimentData } from './protocol';
 
 type Pool = { name: string; captions: string[]; photos: (string | null)[]; fromDataset: boolean };
 
-// 'test': every caption (all 5 per photo) of the dataset's test split; else a COCO captions JSON.
-function captionPool(pool: string, data: string): Pool {
-  const ds = pool === 'test' ? readDataset(data) : readCoco(pool);
-  const images = pool === 'test' ? ds.images.filter((im) => im.split === 'test') : ds.images;
+// 'test': every caption (all 5 per photo) of the experiment's test photos; else any dataset engine/data opens
+// (a folder or a caption file: COCO captions JSON, Flickr8k, a caption table, ...), all its captions.
+function captionPool(pool: string, experimentData: OpenedDataset): Pool {
+  const test = pool === 'test';
+  const ds = test ? experimentData.dataset : openDataset(pool).dataset;
+  const images = test ? ds.images.filter((im) => im.split === 'test') : ds.images;
   const captions: string[] = [], photos: string[] = [];
   for (const im of images) for (const c of im.captions) { captions.push(c.text); photos.push(im.id); }
-  if (!captions.length) throw new InputError(`${pool === 'test' ? data : pool}: the caption pool is empty`);
-  return { name: pool === 'test' ? `${ds.name} test captions` : pool, captions, photos, fromDataset: pool === 'test' };
+  if (!captions.length) throw new InputError(`${test ? experimentData.path : pool}: the caption pool is empty`);
+  return { name: test ? `${ds.name} test captions` : pool, captions, photos, fromDataset: test };
 }
 
 const vector = (file: string): Float64Array => Float64Array.from(readNpyTensor(file).data);
@@ -65,8 +68,11 @@ export async function matchDroppedImages(expDir: string, images: { name: string;
   if (!existsSync(layout.result)) throw new InputError(`${expDir}: the experiment has no finished arms yet (image drop needs its final maps)`);
   const arms = readJson(layout.result, FinishedArms).arms;
   const enc = readJson(layout.image.encoder, EncoderRecord);
-  const pool = captionPool(poolSpec, config.data);
-  const known = datasetPhotos(config.data, images.map((im) => Buffer.from(im.base64, 'base64')));
+  const spec = enc.spec;
+  if (!spec) throw new InputError(`${expDir}: the image side was precomputed (${enc.model}), so there is no encoder to embed dropped images with`);
+  const data = openExperimentData(config);
+  const pool = captionPool(poolSpec, data);
+  const known = datasetPhotos(data, images.map((im) => Buffer.from(im.base64, 'base64')));
 
   // Dropped bytes go to a temp folder under their own (sanitised) names, so errors name the user's file.
   const tmp = mkdtempSync(join(tmpdir(), 'prh-drop-'));
@@ -77,7 +83,7 @@ export async function matchDroppedImages(expDir: string, images: { name: string;
       writeFileSync(file, Buffer.from(im.base64, 'base64'));
       return { id: String(i), file };
     });
-    const encoder = await openImageEncoder(enc.model, { preset: enc.spec.preset, overrides: enc.spec });
+    const encoder = await openImageEncoder(enc.model, { preset: spec.preset, overrides: spec });
     try {
       const res = await embedImages(encoder, refs, { onBadImage: 'skip' });
       x = res.emb; ids = res.ids;
@@ -116,15 +122,14 @@ export async function matchDroppedImages(expDir: string, images: { name: string;
 
 // Which dropped images are the dataset's own photos (same bytes), so the drop can say where their captions rank.
 // Files are hashed only when their size matches a dropped image: a Flickr30k folder is ~4 GB.
-function datasetPhotos(data: string, dropped: Buffer[]): ({ id: string; split: Dataset['images'][number]['split'] } | null)[] {
-  const ds = readDataset(data);
+function datasetPhotos({ dataset: ds, imagesDir }: OpenedDataset, dropped: Buffer[]): ({ id: string; split: Dataset['images'][number]['split'] } | null)[] {
   const bySize = new Map<number, number[]>(); // bytes -> indices of dropped images
   dropped.forEach((b, i) => bySize.set(b.length, [...(bySize.get(b.length) ?? []), i]));
   const found: ({ id: string; split: Dataset['images'][number]['split'] } | null)[] = dropped.map(() => null);
   const hashes = dropped.map((b) => sha256(b));
   for (const im of ds.images) {
     if (!im.file) continue;
-    const file = join(data, IMAGES_DIR, im.file);
+    const file = join(imagesDir, im.file);
     const size = existsSync(file) ? statSync(file).size : -1;
     const same = bySize.get(size);
     if (!same) continue;

@@ -102,7 +102,7 @@ export async function finalize(ctx: JobContext<ExperimentConfig>, c: ExperimentC
   const result: ExperimentResult = {
     arms, differences, spread, sweep, rankHistograms,
     chance: { r1: 1 / nTest, mknn: c.eval.k / (nTest - 1) },
-    image: { model: img.encoder.model, sha256: img.encoder.sha256, dim: img.encoder.dim, preset: img.encoder.preset },
+    image: { model: img.encoder.model, sha256: img.encoder.sha256, dim: img.encoder.dim, preset: img.encoder.preset, ...(img.encoder.spec ? { tensor: img.encoder.spec.embedding.tensor, pool: img.encoder.spec.embedding.pool } : {}) },
     pairs: { fit: pairs!.fit.end, test: nTest, freeParameters: freeParameters(img.encoder.dim, pairs!.text.dim) },
     ceiling: await imageCeiling(dataset, images, pairs!.text.dim, c.eval.k, c.eval.seed),
     seconds: (Date.now() - t0) / 1000,

@@ -1,36 +1,56 @@
 // The frozen image side of an experiment: embed the fit (val) and test photos once, through the same path a
-// real DINOv2 ONNX takes, and keep them (plus how they were made) in the run folder.
-import { join } from 'node:path';
-import { existsSync } from 'node:fs';
-import type { Dataset } from '../../shared/dataset';
+// real DINOv2 ONNX takes (with any of `prh embed`'s spec overrides), or take them from embeddings computed
+// elsewhere; keep them (plus how they were made) in the run folder.
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { DatasetImage } from '../../shared/dataset';
 import type { ImageEncoderChoice } from '../../shared/experiment';
 import { writeJsonAtomic } from '../atomic';
-import { readJson } from '../json-file';
-import { writeEmbeddings } from '../embeddings';
+import { idsPath, readEmbeddings, writeEmbeddings, type Embeddings } from '../embeddings';
 import { InputError } from '../errors';
-import { embedCached, openImageEncoder, type ImageRef } from '../image';
+import { embedCached, openImageEncoder, sha256, specOverrides, type ImageRef } from '../image';
+import { readJson } from '../json-file';
 import { EncoderRecord, type ExperimentLayout } from './layout';
+import { assertRows } from './protocol';
 import { imageModelPath } from './resources';
 
 export type ImageSide = { val: string; test: string; encoder: EncoderRecord };
+type Photos = { fit: DatasetImage[]; test: DatasetImage[]; imagesDir: string };
+
+// Rows of a precomputed [photos, D] matrix for the given photos, in their order.
+function gatherRows(file: string, emb: Embeddings, ids: string[], want: DatasetImage[]): Embeddings {
+  assertRows(file, ids, want);
+  const row = new Map(ids.map((id, i) => [id, i]));
+  const data = new Float32Array(want.length * emb.dim);
+  want.forEach((im, r) => data.set(emb.data.subarray(row.get(im.id)! * emb.dim, (row.get(im.id)! + 1) * emb.dim), r * emb.dim));
+  return { rows: want.length, dim: emb.dim, data };
+}
+
+function precomputed(file: string, photos: Photos, out: ExperimentLayout['image']): ImageSide {
+  const path = resolve(file);
+  const { emb, ids } = readEmbeddings(path);
+  if (!ids) throw new InputError(`${path}: precomputed image embeddings need an ids sidecar ${idsPath(path)} (photo ids, one per row)`);
+  writeEmbeddings(out.val, gatherRows(path, emb, ids, photos.fit), photos.fit.map((im) => im.id));
+  writeEmbeddings(out.test, gatherRows(path, emb, ids, photos.test), photos.test.map((im) => im.id));
+  const encoder: EncoderRecord = { model: path, sha256: sha256(readFileSync(path)), preset: 'precomputed', spec: null, dim: emb.dim, skipped: 0 };
+  writeJsonAtomic(out.encoder, encoder);
+  return { val: out.val, test: out.test, encoder };
+}
 
 export async function embedImageSide(
-  dataset: Dataset, dataDir: string, choice: ImageEncoderChoice, out: ExperimentLayout['image'], cacheDir: string | null,
+  photos: Photos, choice: ImageEncoderChoice, out: ExperimentLayout['image'], cacheDir: string | null,
   opts: { signal?: AbortSignal; onProgress?: (done: number, total: number) => void } = {},
 ): Promise<ImageSide> {
   const paths = { val: out.val, test: out.test };
   if (existsSync(out.encoder) && existsSync(paths.val) && existsSync(paths.test)) {
     return { ...paths, encoder: readJson(out.encoder, EncoderRecord) }; // resumed: already embedded
   }
-  const refs = (split: 'val' | 'test'): ImageRef[] =>
-    dataset.images.filter((im) => im.split === split).map((im) => {
-      if (!im.file) throw new InputError(`${dataDir}: photo ${im.id} has no image file; an experiment needs images for the fit and test photos`);
-      return { id: im.id, file: join(dataDir, 'images', im.file) };
-    });
-  const val = refs('val');
-  const test = refs('test');
+  if (choice.embeddings) return precomputed(choice.embeddings, photos, out);
+  const refs = (ims: DatasetImage[]): ImageRef[] => ims.map((im) => ({ id: im.id, file: join(photos.imagesDir, im.file!) }));
+  const val = refs(photos.fit);
+  const test = refs(photos.test);
   const model = imageModelPath(choice.model);
-  const enc = await openImageEncoder(model, { preset: choice.preset });
+  const enc = await openImageEncoder(model, { preset: choice.preset, overrides: specOverrides(choice) });
   try {
     const total = val.length + test.length;
     const v = await embedCached(enc, val, cacheDir, { signal: opts.signal, onProgress: (d) => opts.onProgress?.(d, total) });

@@ -3,29 +3,37 @@
 // Cancel stops the children gracefully; resume continues each child from its own last checkpoint.
 import { cpus } from 'node:os';
 import { join } from 'node:path';
+import { splitCounts, type Dataset } from '../../shared/dataset';
 import { armConfig, type ExperimentConfig } from '../../shared/experiment';
 import { RESUMABLE, type RunState } from '../../shared/runs';
 import { TrainConfig } from '../../shared/train';
-import { readDataset } from '../data';
+import { isDatasetDir } from '../data';
+import { defaultCacheDir } from '../image';
 import { Cancelled, RunStore, Scheduler, type Job, type JobContext } from '../runs';
 import { finalize } from './final';
 import { embedImageSide } from './images';
 import { childKey, experimentLayout } from './layout';
+import { protocolPhotos } from './protocol';
 
 type Children = Record<string, string>; // childKey(arm, seed) -> child run id
 
 export const experimentJob: Job<ExperimentConfig> = async (ctx) => {
   const t0 = Date.now();
   const c = ctx.config;
-  const dataset = readDataset(c.data);
+  const { opened, fit, test } = protocolPhotos(c);
+  const dataset = opened.dataset;
   const layout = experimentLayout(ctx.runDir);
+  ctx.log(`data: ${opened.file} (${opened.format}; ${describeSplit(dataset)}); images ${opened.imagesDir}; fit pairs ${fit.length}, test pairs ${test.length}`);
 
   ctx.progress(0, 1, 'embedding photos');
-  const side = await embedImageSide(dataset, c.data, c.image, layout.image, join(c.data, '.embeddings'), {
+  // A dataset folder keeps its cache beside it; real data may sit on a read-only share, so its cache is the user's.
+  const cacheDir = isDatasetDir(c.data) ? join(c.data, '.embeddings') : defaultCacheDir();
+  const side = await embedImageSide({ fit, test, imagesDir: opened.imagesDir }, c.image, layout.image, cacheDir, {
     signal: ctx.signal,
     onProgress: (done, total) => ctx.progress(done, total, 'embedding photos'),
   });
-  ctx.log(`image side: ${side.encoder.model} (${side.encoder.preset}, ${side.encoder.dim}-d, sha256 ${side.encoder.sha256.slice(0, 12)})`);
+  const how = side.encoder.spec ? `, tensor ${side.encoder.spec.embedding.tensor}, pool ${side.encoder.spec.embedding.pool}` : '';
+  ctx.log(`image side: ${side.encoder.model} (${side.encoder.preset}${how}, ${side.encoder.dim}-d, sha256 ${side.encoder.sha256.slice(0, 12)})`);
 
   const store = new RunStore(layout.arms);
   store.recover();
@@ -50,6 +58,12 @@ export const experimentJob: Job<ExperimentConfig> = async (ctx) => {
   ctx.progress(1, 1, 'done');
   return { status: 'done', result };
 };
+
+function describeSplit(ds: Dataset): string {
+  const n = splitCounts(ds);
+  const how = ds.params.split === 'seeded' ? `seeded split, seed ${String(ds.params.splitSeed)}` : ds.params.split === 'lists' ? 'official split lists' : 'its own split';
+  return `${how}: train ${n.train} / val ${n.val} / test ${n.test} photos`;
+}
 
 // Runs the children that are not done yet and relays their events as the experiment's own, tagged by arm/seed.
 async function trainArms(ctx: JobContext<ExperimentConfig>, store: RunStore, children: Children, concurrency: number): Promise<void> {

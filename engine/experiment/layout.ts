@@ -13,8 +13,9 @@ import { EncoderConfig } from '../models';
 export const childKey = (arm: string, seed: number): string => `${arm}-s${seed}`;
 
 // image/encoder.json: the model and spec the image side was embedded with; the image drop embeds through the same.
+// Precomputed embeddings: model is the .npy, sha256 its bytes', and there is no spec (nothing to embed a drop with).
 export const EncoderRecord = z.object({
-  model: z.string(), sha256: z.string(), preset: Preset, spec: ImageSpec,
+  model: z.string(), sha256: z.string(), preset: z.union([Preset, z.literal('precomputed')]), spec: ImageSpec.nullable(),
   dim: z.number().int(), skipped: z.number().int(), // photos whose image could not be read
 });
 export type EncoderRecord = z.infer<typeof EncoderRecord>;

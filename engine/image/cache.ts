@@ -3,7 +3,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { resolve } from 'node:path';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { writeJsonAtomic } from '../atomic';
 import { readEmbeddings, writeEmbeddings } from '../embeddings';
@@ -27,6 +28,10 @@ export const EmbeddingRecord = z.object({
   cacheKey: z.string(),
 });
 export type EmbeddingRecord = z.infer<typeof EmbeddingRecord>;
+
+// Where embeddings are cached unless told otherwise (XDG layout).
+export const defaultCacheDir = (): string =>
+  join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'prh-workbench', 'image-embeddings');
 
 export const recordPath = (file: string): string => `${file}.spec.json`;
 

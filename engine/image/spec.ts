@@ -36,6 +36,20 @@ export type ImageSpec = z.infer<typeof ImageSpec>;
 // Everything the user may set; unset fields come from the preset.
 export type SpecOverrides = Partial<Omit<ImageSpec, 'embedding'>> & { embedding?: Partial<ImageSpec['embedding']> };
 
+// The same, flat, as `prh embed` / `prh experiment` flags and the experiment config (shared/experiment.ts) give it.
+export type SpecFlags = Partial<Omit<ImageSpec, 'embedding' | 'preset'>> & { output?: string; pool?: Pool; prefixTokens?: number };
+export function specOverrides(f: SpecFlags): SpecOverrides {
+  const pick = <K extends keyof SpecFlags>(k: K) => (f[k] === undefined ? {} : { [k]: f[k] });
+  return {
+    ...pick('input'), ...pick('size'), ...pick('resize'), ...pick('interpolation'), ...pick('mean'), ...pick('std'), ...pick('channels'), ...pick('range'),
+    embedding: {
+      ...(f.output === undefined ? {} : { tensor: f.output }),
+      ...(f.pool === undefined ? {} : { pool: f.pool }),
+      ...(f.prefixTokens === undefined ? {} : { prefixTokens: f.prefixTokens }),
+    },
+  };
+}
+
 const IMAGENET = { mean: [0.485, 0.456, 0.406] as [number, number, number], std: [0.229, 0.224, 0.225] as [number, number, number] };
 
 // The HF Dinov2 export: pixel_values -> last_hidden_state, pooler_output.

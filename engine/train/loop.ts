@@ -4,11 +4,11 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { isJepaArm, resolveLambda, type ResolvedLambda, type TrainConfig } from '../../shared/train';
-import { readDataset } from '../data';
+import { openDataset } from '../data';
 import { writeEmbeddings, writeNpyTensor } from '../embeddings';
 import { InputError } from '../errors';
 import { PRESETS, TrainRng, backboneParams, initEncoder, initProjector, type EncoderConfig } from '../models';
-import { loadTokenizer, saveTokenizer, trainWordPiece, type Tokenizer } from '../text';
+import { corpusVocabSize, loadTokenizer, saveTokenizer, trainWordPiece, vocabCoverage, type Tokenizer } from '../text';
 import { initBackend, type BackendInfo } from './backend';
 import { listCheckpoints, loadCheckpoint, saveCheckpoint, selectCheckpoint } from './checkpoint';
 import { buildCorpus, type Corpus } from './corpus';
@@ -45,12 +45,21 @@ export type TrainOutcome =
   | { status: 'diverged'; setup: TrainSetup; epochs: EpochSummary[]; message: string }
   | { status: 'cancelled'; setup: TrainSetup; epochs: EpochSummary[] };
 
-function tokenizerFor(c: TrainConfig, corpusTexts: () => string[], outDir: string, resume: boolean): Tokenizer {
+// The tokenizer: saved (resume), given, or WordPiece trained on the training captions with vocabSize, or a size
+// chosen from them (engine/text/vocabulary.ts). `how` says which, for the log.
+function tokenizerFor(c: TrainConfig, corpusTexts: () => string[], outDir: string, resume: boolean): { tk: Tokenizer; how: string } {
   const saved = join(outDir, 'tokenizer.json');
-  if (resume && existsSync(saved)) return loadTokenizer(saved);
-  const tk = c.tokenizer ? loadTokenizer(c.tokenizer) : trainWordPiece(corpusTexts(), c.vocabSize);
+  if (resume && existsSync(saved)) return { tk: loadTokenizer(saved), how: 'saved' };
+  let tk: Tokenizer, how: string;
+  if (c.tokenizer) [tk, how] = [loadTokenizer(c.tokenizer), c.tokenizer];
+  else if (c.vocabSize) [tk, how] = [trainWordPiece(corpusTexts(), c.vocabSize), `WordPiece, vocab size ${c.vocabSize} as set`];
+  else {
+    const chosen = corpusVocabSize(corpusTexts());
+    tk = trainWordPiece(corpusTexts(), chosen.size);
+    how = `WordPiece, vocab size chosen from the training captions: ${chosen.words} distinct words, ${chosen.frequentWords} seen twice or more`;
+  }
   saveTokenizer(tk, saved);
-  return tk;
+  return { tk, how };
 }
 
 export function buildModel(encoder: EncoderConfig, vocab: number, jepa: boolean, seed: number): Model {
@@ -93,8 +102,13 @@ export async function train(config: TrainConfig, outDir: string, hooks: TrainHoo
   const log = hooks.log ?? (() => {});
   const backend = await initBackend(c.backend);
   mkdirSync(outDir, { recursive: true });
-  const ds = readDataset(c.data);
-  const tk = tokenizerFor(c, () => ds.images.filter((im) => im.split === 'train').flatMap((im) => im.captions.map((x) => x.text)), outDir, resume);
+  const ds = openDataset(c.data, { imagesDir: c.images, split: c.split }).dataset;
+  const { tk, how } = tokenizerFor(c, () => ds.images.filter((im) => im.split === 'train').flatMap((im) => im.captions.map((x) => x.text)), outDir, resume);
+  const held = vocabCoverage(tk, ds.images.filter((im) => im.split !== 'train').flatMap((im) => im.captions.map((x) => x.text)));
+  log(
+    `tokenizer: ${how}; vocab ${tk.vocab.length}; on the val + test captions ${(100 * held.unknownShare).toFixed(2)}% of tokens are [UNK] ` +
+      `(${held.unknown} of ${held.tokens}), ${(100 * held.splitShare).toFixed(1)}% of words are cut into pieces`,
+  );
   const preset = PRESETS[c.preset];
   const encoder: EncoderConfig = { ...preset, maxLen: Math.min(preset.maxLen, c.maxLen), pool: c.pool, projector: { ...preset.projector, dims: [...preset.projector.dims], norm: [...preset.projector.norm] } };
   if (encoder.d % encoder.heads) throw new InputError(`preset ${c.preset}: width ${encoder.d} is not divisible by ${encoder.heads} heads`);

@@ -4,6 +4,7 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { appendLineSync, writeJsonAtomic } from '../atomic';
+import { InputError } from '../errors';
 import { RunConfig, type MetricRecord } from '../../shared/runs';
 import { Cancelled, type JobContext, type WorkerMessage } from '../runs';
 import { workerCommand } from './command';
@@ -52,7 +53,8 @@ if (!runDir) {
 main(runDir, flag === '--resume').then(
   () => process.exit(0),
   (err: unknown) => {
-    process.stderr.write((err instanceof Error ? err.stack ?? err.message : String(err)) + '\n');
+    // A user's error (bad file, bad setting) is its message; a bug keeps its stack for the report.
+    process.stderr.write((err instanceof InputError ? err.message : err instanceof Error ? err.stack ?? err.message : String(err)) + '\n');
     process.exit(1);
   },
 );

@@ -31,7 +31,7 @@ describe('prh data / prh world', () => {
   });
   it('data inspect: JSON and a human table', async () => {
     expect(JSON.parse(await prh('data', 'inspect', dir, '--json'))).toMatchObject({ images: 10, captions: 50, files: { missing: 0, unreadable: 0 } });
-    expect(await prh('data', 'inspect', dir)).toMatch(/images\s+10 {2}\(train 6 \/ val 2 \/ test 2\)/);
+    expect(await prh('data', 'inspect', dir)).toMatch(/images\s+10 {2}\(train 6 \/ val 2 \/ test 2; the dataset's own split\)/);
   });
   it('world preview: scenes with data-URL images and a contact sheet PNG, from the generator or a folder', async () => {
     const sheet = join(tmp, 'sheet.png');
@@ -42,6 +42,13 @@ describe('prh data / prh world', () => {
     expect(readFileSync(sheet).subarray(1, 4).toString()).toBe('PNG');
     const fromDir = JSON.parse(await prh('world', 'preview', '--dir', dir, '--count', '3', '--json'));
     expect(fromDir.scenes.map((s: { captions: unknown }) => s.captions)).toEqual(r.scenes.map((s: { captions: unknown }) => s.captions));
+  });
+  it('data import: a Flickr8k Kaggle folder written as our layout, its seeded split (with --split-seed) frozen', async () => {
+    const out = join(tmp, 'imported');
+    const r = JSON.parse(await prh('data', 'import', join(import.meta.dirname, 'fixtures', 'flickr8k-kaggle'), '--out', out, '--split-seed', '2', '--json'));
+    expect(r).toMatchObject({ format: 'table', train: 10, val: 1, test: 1, copied: 12, split: 'seeded' });
+    expect(JSON.parse(await prh('data', 'inspect', out, '--json'))).toMatchObject({ format: 'layout', images: 12, splitFrom: 'seeded split (seed 2, frozen in dataset.json)', files: { missing: 0 } });
+    await expect(prh('data', 'import', join(import.meta.dirname, 'fixtures', 'flickr8k-kaggle'), '--out', out)).rejects.toThrow(/exists \(--force replaces it\)/);
   });
   it('bad input is an InputError naming the flag or file', async () => {
     await expect(prh('world', 'generate', '--out', join(tmp, 'x'), '--size', '1,2')).rejects.toThrow(/--size: expected TRAIN,VAL,TEST/);

@@ -116,7 +116,7 @@ describe('dataset folder and format detection', () => {
     expect(inputError(() => readDataset(join(FIX, 'layout-bad-schema')))).toMatch(/dataset\.json: images\[1\]\.split: .*; images\[1\]\.captions: /);
     const im1 = ds.images[1];
     writeDataset(join(tmp, 'layout-eval'), { ...ds, images: ds.images.map((im) => (im === im1 ? { ...im, evalCaption: im.captions.length } : im)) });
-    expect(inputError(() => readDataset(join(tmp, 'layout-eval')))).toMatch(new RegExp(`dataset\\.json: image ${im1.id} has evalCaption ${im1.captions.length} but ${im1.captions.length} captions`));
+    expect(inputError(() => readDataset(join(tmp, 'layout-eval')))).toMatch(new RegExp(`dataset\\.json: images\\[1\\]: image ${im1.id} has evalCaption ${im1.captions.length} but ${im1.captions.length} captions`));
   });
   it('openDataset finds each format from a folder or a file; inspect reports a captions-only dataset without crashing', () => {
     expect(openDataset(join(FIX, 'karpathy')).format).toBe('karpathy');
@@ -126,7 +126,7 @@ describe('dataset folder and format detection', () => {
     expect(openDataset(join(FIX, 'coco')).format).toBe('coco');
     expect(openDataset(join(tmp, 'layout')).format).toBe('layout');
     expect(inputError(() => openDataset(join(FIX, 'nothing-here')))).toMatch(/no such file or folder/);
-    expect(inputError(() => openDataset(FIX))).toMatch(/no dataset\.json/);
+    expect(inputError(() => openDataset(FIX))).toMatch(/fixtures: no dataset here \(looked for dataset\.json, /);
     const r = inspectDataset(openDataset(join(FIX, 'flickr30k-token')));
     expect(r).toMatchObject({ images: 3, captions: 15, files: { present: false, missing: 3 }, duplicates: { withinImage: 0, acrossImages: 1 } });
     expect(r.duplicates.examples[0]).toMatch(/^"a child in a pink dress"/);

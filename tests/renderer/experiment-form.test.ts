@@ -40,6 +40,19 @@ describe('useExperimentForm', () => {
     expect(resolveLambda(arm).lambEff).toBeCloseTo(resolveDraftLambda({ loss: f.form.loss, batch: f.form.batch, lamb: f.form.lamb }).lambEff, 12);
   });
 
+  it('carries the image side (tensor, pooling), the image folder and the fit / test pair counts into the config and each arm', () => {
+    const f = useExperimentForm(ref([world]));
+    f.pickListed();
+    Object.assign(f.form, { modelKind: 'onnx', model: '/m/mobilenetv2-12-int8.onnx', imageOutput: '464_quantized', imagePool: 'none', images: '/photos', fitPairs: 300, testPairs: 200 });
+    const parsed = ExperimentConfig.parse(f.config.value);
+    expect(parsed.image).toEqual({ model: '/m/mobilenetv2-12-int8.onnx', output: '464_quantized', pool: 'none' });
+    expect(parsed).toMatchObject({ images: '/photos', eval: { fitPairs: 300, testPairs: 200 } });
+    const arm = TrainConfig.parse(armConfig(parsed, 'ntp', 1));
+    expect(arm).toMatchObject({ data: '/w/world', images: '/photos', split: { seed: 0, val: 300, test: 200 } });
+    f.form.fitPairs = 1;
+    expect(f.issueFor('eval.fitPairs')).toMatch(/^fit pairs: /);
+  });
+
   it('names the offending path of a bad field and blocks a dataset that is not generated', async () => {
     const f = useExperimentForm(ref([{ ...world, exists: false, counts: null }]));
     f.pickListed();

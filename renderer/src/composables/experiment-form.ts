@@ -13,6 +13,11 @@ export const defaultForm = () => ({
   model: 'world' as string, // 'world' or an .onnx path
   modelKind: 'world' as 'world' | 'onnx',
   onnxPreset: '' as '' | 'dinov2' | 'imagenet-cnn' | 'custom',
+  imageOutput: '', // tensor holding the embedding ('' = the preset's); a graph output or an intermediate
+  imagePool: '' as '' | 'none' | 'cls' | 'mean-patches',
+  images: '', // image folder, when not beside the captions
+  fitPairs: '' as number | '', // '' = every val photo (or the seeded split's default)
+  testPairs: '' as number | '',
   arms: ['good', 'bad', 'ntp'] as Arm[],
   preset: 'cpu' as (typeof PRESET_NAMES)[number],
   epochs: 8,
@@ -30,7 +35,8 @@ export type ExperimentForm = ReturnType<typeof defaultForm>;
 // Config paths as the form labels them.
 const FIELD_NAMES: Record<string, string> = {
   data: 'dataset', 'image.model': 'model path', arms: 'arms', 'train.epochs': 'epochs', 'train.batch': 'batch', 'train.lamb': 'λ', 'train.lambEff': 'λ_eff',
-  'eval.k': 'mutual k-NN k', 'eval.bootstrap': 'bootstrap resamples', name: 'name',
+  'eval.k': 'mutual k-NN k', 'eval.bootstrap': 'bootstrap resamples', 'eval.fitPairs': 'fit pairs', 'eval.testPairs': 'test pairs', name: 'name',
+  'image.output': 'embedding tensor', 'image.pool': 'pooling', images: 'image folder',
 };
 
 export function useExperimentForm(datasets: Ref<DatasetInfo[]>) {
@@ -48,11 +54,22 @@ export function useExperimentForm(datasets: Ref<DatasetInfo[]>) {
     version: 1,
     ...(form.name.trim() ? { name: form.name.trim() } : {}),
     data: form.data,
-    image: form.modelKind === 'world' ? { model: 'world' } : { model: form.model, ...(form.onnxPreset ? { preset: form.onnxPreset } : {}) },
+    ...(form.images.trim() ? { images: form.images.trim() } : {}),
+    image: form.modelKind === 'world'
+      ? { model: 'world' }
+      : {
+          model: form.model,
+          ...(form.onnxPreset ? { preset: form.onnxPreset } : {}),
+          ...(form.imageOutput ? { output: form.imageOutput } : {}),
+          ...(form.imagePool ? { pool: form.imagePool } : {}),
+        },
     arms: [...form.arms],
     seeds: seedList.value,
     train: { preset: form.preset, epochs: form.epochs, batch: form.batch, loss: form.loss, ...(form.lambdaMode === 'lamb' ? { lamb: form.lamb } : { lambEff: form.lambEff }) },
-    eval: { k: form.k, bootstrap: form.bootstrap },
+    eval: {
+      k: form.k, bootstrap: form.bootstrap,
+      ...(form.fitPairs !== '' ? { fitPairs: form.fitPairs } : {}), ...(form.testPairs !== '' ? { testPairs: form.testPairs } : {}),
+    },
   }));
   const check = computed(() => ExperimentConfig.safeParse(config.value));
   const issues = computed(() => [
