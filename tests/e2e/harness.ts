@@ -1,6 +1,6 @@
 // End-to-end harness: a real `prh serve` (real engine, real worker processes) and Debian's Chromium.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -35,8 +35,10 @@ function serveProcess(home: string, port: number, args: string[] = []): Promise<
 }
 const stopped = (proc: ChildProcess) => new Promise((r) => (proc.exitCode !== null ? r(null) : proc.once('exit', r)));
 
-export async function startApp(): Promise<App> {
+// `settings`: the app settings (<user data>/config.json) the server starts with, e.g. dataRoots a served page may read.
+export async function startApp(settings: Record<string, unknown> = {}): Promise<App> {
   const home = mkdtempSync(join(tmpdir(), 'prh-e2e-'));
+  if (Object.keys(settings).length) writeFileSync(join(home, 'config.json'), JSON.stringify(settings));
   let { proc, url } = await serveProcess(home, 0);
   const browser = await chromium.launch({
     executablePath: CHROMIUM,

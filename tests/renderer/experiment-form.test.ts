@@ -40,6 +40,16 @@ describe('useExperimentForm', () => {
     expect(resolveLambda(arm).lambEff).toBeCloseTo(resolveDraftLambda({ loss: f.form.loss, batch: f.form.batch, lamb: f.form.lamb }).lambEff, 12);
   });
 
+  it('keeps a typed dataset path that is not a lab dataset when the list (re)loads; fills only an empty choice', () => {
+    const f = useExperimentForm(ref([world]));
+    f.form.data = '/data/flickr8k-1k';
+    f.pickListed();
+    expect(f.form.data).toBe('/data/flickr8k-1k');
+    f.form.data = '';
+    f.pickListed();
+    expect(f.form.data).toBe('/w/world');
+  });
+
   it('carries the image side (tensor, pooling), the image folder and the fit / test pair counts into the config and each arm', () => {
     const f = useExperimentForm(ref([world]));
     f.pickListed();

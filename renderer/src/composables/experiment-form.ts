@@ -80,9 +80,10 @@ export function useExperimentForm(datasets: Ref<DatasetInfo[]>) {
   const issueFor = (path: string) => issues.value.filter((i) => i.path === path || i.path.startsWith(`${path}.`)).map((i) => i.message).join('; ');
   const selectedInfo = computed(() => datasets.value.find((d) => d.path === form.data));
   const dataIssue = computed(() => (!form.data ? 'choose a dataset' : selectedInfo.value && !selectedInfo.value.exists ? 'this dataset is not generated yet' : ''));
-  // Keep a listed dataset selected: the first generated one when the current choice is not in the list.
+  // A dataset chosen when none is: the first generated one in the list.
   const pickListed = () => {
-    if (!form.data || !datasets.value.some((d) => d.path === form.data)) form.data = (datasets.value.find((d) => d.exists) ?? datasets.value[0])?.path ?? '';
+    // Only an empty choice: a path the user typed or browsed to (not a lab dataset) must survive the list loading.
+    if (!form.data) form.data = (datasets.value.find((d) => d.exists) ?? datasets.value[0])?.path ?? '';
   };
   const ready = computed(() => !issues.value.length && !dataIssue.value);
   return { form, config, seedList, issues, issueFor, selectedInfo, dataIssue, pickListed, ready };
