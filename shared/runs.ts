@@ -33,7 +33,8 @@ export type RunConfig = z.infer<typeof RunConfig>;
 export type RunConfigInput = z.input<typeof RunConfig>; // defaults not yet filled in
 export type RunKind = RunConfig['kind'];
 
-export const RunStatus = z.enum(['queued', 'running', 'done', 'failed', 'cancelled', 'interrupted', 'diverged']);
+// `unreadable` is never written: the store lists a run whose status.json it cannot read that way (`error` says why).
+export const RunStatus = z.enum(['queued', 'running', 'done', 'failed', 'cancelled', 'interrupted', 'diverged', 'unreadable']);
 export type RunStatus = z.infer<typeof RunStatus>;
 export const RESUMABLE: readonly RunStatus[] = ['failed', 'cancelled', 'interrupted', 'diverged'];
 

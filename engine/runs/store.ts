@@ -1,9 +1,10 @@
 // The run store: one folder per run, `runs/<id>/{config.json,status.json,metrics.jsonl,logs.txt,checkpoints/,artifacts/,report/}`.
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { appendLineSync, writeJsonAtomic } from '../atomic';
 import { InputError } from '../errors';
+import { readJson } from '../json-file';
 import { MetricRecord, RunConfig, RunState } from '../../shared/runs';
 
 const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -41,18 +42,44 @@ export class RunStore {
       .reverse(); // newest first: ids start with a timestamp
   }
 
+  // Every run; one whose status.json cannot be read (torn by a lost write, edited by hand) is listed as
+  // `unreadable` with the file and the reason, so it never hides the others.
   list(): RunState[] {
-    return this.ids().map((id) => this.get(id));
+    return this.ids().map((id) => {
+      try {
+        return this.get(id);
+      } catch (err) {
+        if (!(err instanceof InputError)) throw err;
+        return this.unreadable(id, err.message);
+      }
+    });
   }
 
+  // The run's status; an InputError naming status.json when it is missing a run or is not a readable status.
   get(id: string): RunState {
     const file = join(this.dir(id), 'status.json');
     if (!existsSync(file)) throw new InputError(`no run ${id} in ${this.root}`);
-    return RunState.parse(JSON.parse(readFileSync(file, 'utf8')));
+    return readJson(file, RunState, 'a run status');
   }
 
   config(id: string): RunConfig {
-    return RunConfig.parse(JSON.parse(readFileSync(join(this.dir(id), 'config.json'), 'utf8')));
+    return readJson(join(this.dir(id), 'config.json'), RunConfig, 'a run config');
+  }
+
+  // A stand-in status for a run whose status.json is unreadable: kind and name from config.json when that reads,
+  // created = the status file's mtime; `error` holds the file and the reason. Never written back.
+  private unreadable(id: string, reason: string): RunState {
+    let config: RunConfig | null = null;
+    try {
+      config = this.config(id);
+    } catch {
+      /* the kind stays unknown */
+    }
+    const created = new Date(statSync(join(this.dir(id), 'status.json')).mtimeMs).toISOString();
+    return {
+      id, kind: config?.kind ?? 'unknown', name: config?.name ?? config?.kind ?? id, status: 'unreadable', createdAt: created,
+      startedAt: null, endedAt: null, progress: null, error: reason, pid: null, attempts: 0, result: null,
+    };
   }
 
   update(id: string, patch: Partial<RunState>): RunState {
