@@ -108,6 +108,21 @@ describe('a torn config.json', () => {
   });
 });
 
+describe('a torn annotation.json', () => {
+  it('reads as no annotation: the run table still lists every run', async () => {
+    const t = storeWithTorn('status.json');
+    writeFileSync(join(t.store.dir(t.fine), 'annotation.json'), '{"tags": ["a');
+    const service = new Service({ runsDir: t.runs, userData: t.home, transport: 'ws', settings: settings() });
+    try {
+      const index = (await service.dispatch('runIndex', {})) as { id: string; annotation: { tags: string[] } }[];
+      expect(index.map((e) => e.id).sort()).toEqual([t.broken, t.fine].sort());
+      expect(index.find((e) => e.id === t.fine)!.annotation.tags).toEqual([]);
+    } finally {
+      await service.close();
+    }
+  });
+});
+
 describe('a torn checkpoint state.json', () => {
   // A 3-world prop3 run done once, then marked interrupted with its newest checkpoint torn.
   async function runThenTear(alsoPrevious: boolean) {
