@@ -1,9 +1,10 @@
 // `prh serve`, `prh runs ...`: the run store from the command line, and the GUI over HTTP.
 import { Command, Option } from 'commander';
 import { SingleBar, Presets } from 'cli-progress';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { RunConfigInput, RunState } from '../../shared/runs';
 import { fileSettings, runsDirOf, Service, userDataDir } from '../api';
+import { badLinesText, scanMetricsFile } from '../runs';
 import { EXIT, printTable } from './output';
 import { serve } from './serve';
 import { ensureRenderer, serveToken } from './serve-session';
@@ -76,10 +77,13 @@ export function registerRuns(program: Command, setExit: (code: number) => void):
     else printTable(list.map(summary));
   });
   runs.command('show <id>').addOption(runsOption()).option('--json').action(async (id: string, o: { runs?: string; json?: boolean }) => {
-    const detail = await openService(o.runs).getRun({ id });
+    const service = openService(o.runs);
+    const detail = await service.getRun({ id });
     if (o.json) return console.log(JSON.stringify(detail));
     printTable([summary(detail.state)]);
-    console.log(`\nconfig: ${JSON.stringify(detail.config)}\nmetrics: ${detail.metrics.length} records`);
+    const metricsFile = join(service.store.dir(id), 'metrics.jsonl');
+    const bad = badLinesText(scanMetricsFile(metricsFile).bad);
+    console.log(`\nconfig: ${JSON.stringify(detail.config)}\nmetrics: ${detail.metrics.length} records${bad ? ` (${bad.replace(' skipped', ` in ${metricsFile} skipped`)})` : ''}`);
     if (detail.state.result) console.log(`result: ${JSON.stringify(detail.state.result, null, 2)}`);
     if (detail.state.error) console.log(`error: ${detail.state.error}`);
   });

@@ -8,7 +8,7 @@ import { appendLineSync, writeJsonAtomic } from '../atomic';
 import { InputError } from '../errors';
 import { readJson } from '../json-file';
 import { RunConfig, type MetricRecord } from '../../shared/runs';
-import { Cancelled, type JobContext, type WorkerMessage } from '../runs';
+import { badLinesText, Cancelled, cutTornTail, scanMetricsFile, type JobContext, type WorkerMessage } from '../runs';
 import { workerCommand } from './command';
 import { jobFor } from './jobs';
 
@@ -21,6 +21,12 @@ async function main(runDir: string, resume: boolean): Promise<void> {
   const parent = process.ppid;
   setInterval(() => process.ppid !== parent && process.exit(3), 1000).unref(); // orphaned: the app died
 
+  const metricsFile = join(runDir, 'metrics.jsonl');
+  const warn = (text: string) => send({ type: 'log', level: 'warn', text });
+  const cut = cutTornTail(metricsFile);
+  if (cut) warn(`${metricsFile}: cut a torn last line (${cut} bytes) left by a killed worker`);
+  const bad = badLinesText(scanMetricsFile(metricsFile).bad);
+  if (bad) warn(`${metricsFile}: ${bad}`);
   const ckpt = join(runDir, 'checkpoints', 'state.json');
   const previous = join(runDir, 'checkpoints', 'state.prev.json');
   const ctx: JobContext = {
@@ -28,14 +34,14 @@ async function main(runDir: string, resume: boolean): Promise<void> {
     progress: (done, total, message) => send({ type: 'progress', progress: { done, total, message } }),
     metric: (scope, x, values, tags) => {
       const record: MetricRecord = { t: Date.now(), scope, x, values, ...(tags ? { tags } : {}) };
-      appendLineSync(join(runDir, 'metrics.jsonl'), JSON.stringify(record));
+      appendLineSync(metricsFile, JSON.stringify(record));
       send({ type: 'metric', record });
     },
     log: (text, level = 'info') => send({ type: 'log', level, text }),
     path: (...parts) => join(runDir, ...parts),
     worker: workerCommand(),
     checkpoint: {
-      load: <T>() => (resume ? loadCheckpoint<T>(ckpt, previous, (text) => send({ type: 'log', level: 'warn', text })) : undefined),
+      load: <T>() => (resume ? loadCheckpoint<T>(ckpt, previous, warn) : undefined),
       // The one before stays as state.prev.json: a resume falls back to it if the newest is ever unreadable.
       save: (state) => {
         if (existsSync(ckpt)) renameSync(ckpt, previous);
