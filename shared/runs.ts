@@ -25,6 +25,7 @@ export const WorldGenerateConfig = z.object({
   nuisance: z.enum(['none', 'weak', 'medium', 'strong']).optional(),
   splits: z.object({ train: z.number().int().min(0), val: z.number().int().min(0), test: z.number().int().min(0) }).optional(),
   imageSize: z.number().int().min(16).max(1024).optional(),
+  force: z.boolean().optional(), // overwrite a dataset already in `out`; only as given at start, never implied by a resume
 });
 export type WorldGenerateConfig = z.infer<typeof WorldGenerateConfig>;
 
