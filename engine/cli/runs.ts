@@ -11,11 +11,13 @@ import { ensureRenderer, serveToken } from './serve-session';
 
 const rendererDir = () => resolve(import.meta.dirname, '..', '..', 'out', 'renderer');
 
-export function openService(runsDir?: string, threads?: number): Service {
+// confine: for `prh serve`, whose browser tabs may only touch the roots in engine/api/access.ts; the CLI's own
+// commands take any path their user names.
+export function openService(runsDir?: string, threads?: number, confine = false): Service {
   const userData = userDataDir();
   const settings = fileSettings(userData);
   const dir = resolve(runsDir ?? runsDirOf(settings.get(), userData));
-  return new Service({ runsDir: dir, userData, settings, concurrency: threads, transport: 'ws' });
+  return new Service({ runsDir: dir, userData, settings, concurrency: threads, transport: 'ws', confine });
 }
 
 const runsOption = () => new Option('--runs <dir>', 'runs folder (default: the app settings, else <user data>/runs)');
@@ -55,7 +57,7 @@ export function registerRuns(program: Command, setExit: (code: number) => void):
     .option('--new-token', 'replace the runs folder\'s token (signs every open tab out)')
     .action(async (o: { runs?: string; port: number; threads?: number; json?: boolean; newToken?: boolean }) => {
       ensureRenderer(rendererDir());
-      const service = openService(o.runs, o.threads);
+      const service = openService(o.runs, o.threads, true);
       // One token per runs folder, kept across restarts: with the same --port, open tabs reconnect by themselves.
       const s = await serve({ service, rendererDir: rendererDir(), port: o.port, token: serveToken(service.store.root, o.newToken) });
       if (o.json) console.log(JSON.stringify({ url: s.url, port: s.port, runsDir: service.store.root }));
