@@ -5,7 +5,7 @@ import { existsSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { appendLineSync, writeJsonAtomic } from '../atomic';
-import { InputError } from '../errors';
+import { DiskFullError, InputError } from '../errors';
 import { readJson } from '../json-file';
 import { RunConfig, type MetricRecord } from '../../shared/runs';
 import { badLinesText, Cancelled, cutTornTail, scanMetricsFile, type JobContext, type WorkerMessage } from '../runs';
@@ -93,8 +93,8 @@ if (!runDir) {
 main(runDir, flag === '--resume').then(
   () => process.exit(0),
   (err: unknown) => {
-    // A user-fixable problem (a torn file, a bad dataset) is its message alone; anything else keeps its stack.
-    process.stderr.write((err instanceof InputError ? err.message : err instanceof Error ? err.stack ?? err.message : String(err)) + '\n');
+    // A user-fixable problem (a torn file, a bad dataset, a full disk) is its message alone; anything else keeps its stack.
+    process.stderr.write((err instanceof InputError || err instanceof DiskFullError ? err.message : err instanceof Error ? err.stack ?? err.message : String(err)) + '\n');
     process.exit(1);
   },
 );
