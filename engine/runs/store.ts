@@ -45,14 +45,17 @@ export class RunStore {
   // Every run; one whose status.json cannot be read (torn by a lost write, edited by hand) is listed as
   // `unreadable` with the file and the reason, so it never hides the others.
   list(): RunState[] {
-    return this.ids().map((id) => {
-      try {
-        return this.get(id);
-      } catch (err) {
-        if (!(err instanceof InputError)) throw err;
-        return this.unreadable(id, err.message);
-      }
-    });
+    return this.ids().map((id) => this.peek(id));
+  }
+
+  // The run's status, or for an unreadable status.json the `unreadable` stand-in (an unknown run still throws).
+  peek(id: string): RunState {
+    try {
+      return this.get(id);
+    } catch (err) {
+      if (!(err instanceof InputError) || !existsSync(join(this.dir(id), 'status.json'))) throw err;
+      return this.unreadable(id, err.message);
+    }
   }
 
   // The run's status; an InputError naming status.json when it is missing a run or is not a readable status.

@@ -81,6 +81,8 @@ describe('a torn status.json', () => {
       expect(((await service.dispatch('getRun', { id: t.fine })) as { state: { status: string } }).state.status).toBe('done');
       await expect(service.dispatch('getRun', { id: t.broken })).rejects.toThrow(t.path);
       await expect(service.dispatch('resumeRun', { id: t.broken })).rejects.toThrow(t.path);
+      await service.dispatch('deleteRun', { id: t.broken }); // a broken run can still be cleared away
+      expect(((await service.dispatch('listRuns', {})) as { id: string }[]).map((r) => r.id)).toEqual([t.fine]);
     } finally {
       await service.close();
     }
