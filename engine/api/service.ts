@@ -25,7 +25,7 @@ export type ServiceOptions = { runsDir: string; userData: string; settings: Sett
 export class Service implements Api {
   readonly store: RunStore;
   readonly scheduler: Scheduler;
-  readonly access: Access;
+  private readonly access: Access;
   private readonly listeners = new Set<(e: RunEvent) => void>();
 
   constructor(private readonly opts: ServiceOptions) {
