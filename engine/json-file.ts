@@ -24,7 +24,9 @@ export function parseJson<S extends z.ZodType>(file: string, text: string, schem
     const msg = (e as Error).message;
     const pos = errorOffset(msg, text);
     const at = text.trim() === '' ? ' (empty file)' : pos === null ? ' at end of file' : ` at ${lineColumn(text, pos)}`;
-    const reason = msg.replace(/( in JSON)? at position \d+.*/, '').replace(/, (\.\.\.)?"[\s\S]*" is not valid JSON$/, '');
+    // Never the file's own characters: V8 quotes the text around the error ("root:x:0:0"...), which for a file
+    // that is not JSON at all (a served page naming /etc/passwd) would hand its first bytes to the caller.
+    const reason = /^Unexpected token/.test(msg) ? 'unexpected character' : msg.replace(/( in JSON)? at position \d+.*/, '').replace(/, (\.\.\.)?"[\s\S]*"(\.\.\.)? is not valid JSON$/, '');
     throw new InputError(`${file}: invalid JSON${at}: ${reason}`);
   }
   const r = schema.safeParse(raw);

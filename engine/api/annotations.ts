@@ -7,10 +7,17 @@ import { writeJsonAtomic } from '../atomic';
 
 const FILE = 'annotation.json';
 
+// A missing, torn or hand-broken file reads as no annotation, so one run never breaks the run table.
 export function readAnnotation(runDir: string): RunAnnotation {
   const file = join(runDir, FILE);
-  const parsed = existsSync(file) ? RunAnnotation.safeParse(JSON.parse(readFileSync(file, 'utf8'))) : null;
-  return parsed?.success ? parsed.data : RunAnnotation.parse({});
+  let raw: unknown = null;
+  try {
+    raw = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : null;
+  } catch {
+    raw = null;
+  }
+  const parsed = RunAnnotation.safeParse(raw);
+  return parsed.success ? parsed.data : RunAnnotation.parse({});
 }
 
 export function writeAnnotation(runDir: string, patch: Partial<RunAnnotation>): RunAnnotation {

@@ -4,6 +4,7 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { z } from 'zod';
 import type { ApiArgs, DatasetInfo, ExportedFile, Gallery, InspectedView, PhotoViews } from '../../shared/api';
 import type { MetricRecord } from '../../shared/runs';
 import type { TableSpec } from '../../shared/tables';
@@ -13,6 +14,7 @@ import { writeFileAtomic } from '../atomic';
 import { callChild, entryCommand } from '../child';
 import { galleryFromDataset, galleryJson, openDataset, type OpenedDataset } from '../data';
 import { InputError } from '../errors';
+import { readJson } from '../json-file';
 import { metricsToCsv, parseTable, renderFigure, tableToCsv, tableToLatex, tableToMarkdown } from '../report';
 import { captionIds, loadTokenizer, trainWordPiece, type Tokenizer } from '../text';
 import type { LabTask } from './lab-task';
@@ -96,7 +98,7 @@ function runTokenizer(runDir: string): { tk: Tokenizer; views: ViewConfig; maxLe
   const dir = candidates.find((d) => existsSync(join(d, 'tokenizer.json')));
   if (!dir) throw new InputError(`${runDir}: no tokenizer.json yet (the run has not started training)`);
   const cfgFile = join(dir, 'config.json');
-  const cfg = TrainConfig.safeParse(existsSync(cfgFile) ? JSON.parse(readFileSync(cfgFile, 'utf8')) : null);
+  const cfg = TrainConfig.safeParse(existsSync(cfgFile) ? readJson(cfgFile, z.unknown()) : null); // torn: an error naming the file
   return { tk: loadTokenizer(join(dir, 'tokenizer.json')), views: cfg.success ? cfg.data.views : ViewConfig.parse({}), maxLen: cfg.success ? cfg.data.maxLen : 64 };
 }
 

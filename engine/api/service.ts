@@ -12,17 +12,20 @@ import { dirname } from 'node:path';
 import { InputError } from '../errors';
 import { issuesText } from '../../shared/issues';
 import { readAnnotation, writeAnnotation } from './annotations';
+import { Access, type Roots } from './access';
 import { browseFolder, folderRoots } from './folders';
 import { datasetGallery, exportBundle, exportFigure, exportMetrics, exportTable, inspectPhotoViews, listDatasets, runLabTask } from './lab';
 import { datasetsDir, type SettingsStore } from './settings';
 
 // runsDir: where runs are stored; userData: the app's user-data folder (the lab's datasets/); worker: how to start
-// a job's process (default: engine/worker under tsx, or the Electron bundle's worker.js).
-export type ServiceOptions = { runsDir: string; userData: string; settings: SettingsStore; concurrency?: number; worker?: EntryCommand; transport: 'ipc' | 'ws' };
+// a job's process (default: engine/worker under tsx, or the Electron bundle's worker.js); confine: keep the paths
+// calls name inside the roots a served UI may use (access.ts) — `prh serve` sets it, the desktop app and CLI do not.
+export type ServiceOptions = { runsDir: string; userData: string; settings: SettingsStore; concurrency?: number; worker?: EntryCommand; transport: 'ipc' | 'ws'; confine?: boolean };
 
 export class Service implements Api {
   readonly store: RunStore;
   readonly scheduler: Scheduler;
+  private readonly access: Access;
   private readonly listeners = new Set<(e: RunEvent) => void>();
 
   constructor(private readonly opts: ServiceOptions) {
@@ -30,6 +33,7 @@ export class Service implements Api {
     this.store.recover(); // runs a previous process left running are now `interrupted`
     this.scheduler = new Scheduler(this.store, { concurrency: opts.concurrency ?? opts.settings.get().threads, worker: opts.worker ?? workerCommand() });
     this.scheduler.on('event', (e) => this.listeners.forEach((l) => l(e)));
+    this.access = new Access(opts.confine ? () => this.roots() : null);
   }
 
   subscribe(listener: (e: RunEvent) => void): () => void {
@@ -57,6 +61,7 @@ export class Service implements Api {
     return { state: this.store.get(id), config: this.store.config(id), metrics: this.store.metrics(id) };
   }
   async startRun({ config }: ApiArgs<'startRun'>) {
+    this.access.checkConfig(config);
     // Bad data is the caller's error now, not a failed run later. Lazily and not through engine/experiment's index:
     // that loads tfjs and onnxruntime, which the service's process does not need.
     const { preflightRun } = await import('../experiment/protocol');
@@ -71,7 +76,7 @@ export class Service implements Api {
     return this.scheduler.submit(id, true);
   }
   async deleteRun({ id }: ApiArgs<'deleteRun'>) {
-    const { status } = this.store.get(id);
+    const { status } = this.store.peek(id); // an unreadable run can be deleted too
     if (status === 'running' || status === 'queued') throw new InputError(`run ${id} is ${status}: cancel it before deleting it`);
     rmSync(this.store.dir(id), { recursive: true, force: true });
     return { id };
@@ -106,6 +111,7 @@ export class Service implements Api {
     return exportFigure(q, this.runRef(q.runId));
   }
   async imageModel({ path }: ApiArgs<'imageModel'>) {
+    this.access.check(path, 'read', 'image model');
     const { describeImageModel } = await import('../image'); // lazily: it loads onnxruntime, which listing runs need not
     return describeImageModel(path);
   }
@@ -113,17 +119,18 @@ export class Service implements Api {
     return listDatasets(this.opts.userData);
   }
   async datasetGallery(q: ApiArgs<'datasetGallery'>) {
+    this.access.check(q.path, 'read', 'dataset');
     return datasetGallery(q);
   }
-  // Roots: the lab's datasets folder, the folders around the datasets runs used, the settings' dataRoots.
   async browseFolder({ path }: ApiArgs<'browseFolder'>) {
-    const used = (await this.runIndex()).flatMap((e) => (e.config && 'data' in e.config ? [dirname(e.config.data)] : []));
-    return browseFolder(path, folderRoots([datasetsDir(this.opts.userData), ...used, ...(this.opts.settings.get().dataRoots ?? [])]));
+    return browseFolder(path, folderRoots(this.browseRoots()));
   }
   async photoViews(q: ApiArgs<'photoViews'>) {
+    this.access.check(q.path, 'read', 'dataset');
     return inspectPhotoViews(q, this.runDir(q.runId));
   }
   async matchImages(q: ApiArgs<'matchImages'>) {
+    if (q.pool !== 'test') this.access.check(q.pool, 'read', 'caption pool');
     return (await runLabTask({ task: 'match', runDir: this.store.dir(q.runId), images: q.images, pool: q.pool, topK: q.topK })) as MatchResult;
   }
   async exportTable(q: ApiArgs<'exportTable'>) {
@@ -141,11 +148,32 @@ export class Service implements Api {
     return this.opts.settings.get();
   }
   async setSettings(patch: ApiArgs<'setSettings'>) {
+    // The roots decide what a served tab may touch: it cannot widen them itself.
+    const now = this.opts.settings.get();
+    const widened = (['dataRoots', 'runsDir'] as const).filter((k) => k in patch && JSON.stringify(patch[k]) !== JSON.stringify(now[k]));
+    if (this.access.confined && widened.length) throw new InputError(`${widened.join(' and ')} cannot be changed from a served page: they decide which folders it may read and write; change them in the desktop app or the settings file`);
     return this.opts.settings.set(patch);
   }
 
   async close(): Promise<void> {
     await this.scheduler.shutdown();
+  }
+
+  // The folder browser's roots: the lab's datasets folder, the folders around the datasets runs used, the settings'
+  // dataRoots. A served UI reads under these and the runs folder, and writes under the first and the last.
+  private browseRoots(): string[] {
+    const used = this.store.ids().flatMap((id) => {
+      try {
+        const c = this.store.config(id);
+        return 'data' in c ? [dirname(c.data)] : [];
+      } catch {
+        return []; // an unreadable config.json adds no root
+      }
+    });
+    return [datasetsDir(this.opts.userData), ...used, ...(this.opts.settings.get().dataRoots ?? [])];
+  }
+  private roots(): Roots {
+    return { read: [this.store.root, ...this.browseRoots()], write: [datasetsDir(this.opts.userData), ...(this.opts.settings.get().dataRoots ?? [])] };
   }
 
   private runDir(id: string | undefined): string | null {

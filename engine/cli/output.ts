@@ -1,6 +1,6 @@
 // How every command talks: one JSON document with --json, aligned tables otherwise; exit codes that mean something.
 import { ZodError } from 'zod';
-import { InputError } from '../errors';
+import { DiskFullError, InputError } from '../errors';
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, diverged: 3, cancelled: 130 } as const;
 
@@ -16,8 +16,14 @@ export function printTable(rows: Record<string, unknown>[], columns?: string[]):
   }
 }
 
-// Errors a user can fix print just their message and exit 2; anything else is a bug and prints its stack.
+// Errors a user can fix print just their message and exit 2; a full disk prints its message and exits 1 (the
+// input was fine; resume once space is freed); anything else is a bug and prints its stack.
 export function reportError(err: unknown, json: boolean): number {
+  if (err instanceof DiskFullError) {
+    if (json) console.log(JSON.stringify({ error: err.message }));
+    else console.error(`error: ${err.message}`);
+    return EXIT.failed;
+  }
   const user = err instanceof InputError || err instanceof ZodError;
   const message = err instanceof ZodError ? err.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('\n') : err instanceof Error ? err.message : String(err);
   if (json) console.log(JSON.stringify({ error: message }));

@@ -1,20 +1,23 @@
 // `prh serve`, `prh runs ...`: the run store from the command line, and the GUI over HTTP.
 import { Command, Option } from 'commander';
 import { SingleBar, Presets } from 'cli-progress';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { RunConfigInput, RunState } from '../../shared/runs';
 import { fileSettings, runsDirOf, Service, userDataDir } from '../api';
+import { badLinesText, scanMetricsFile } from '../runs';
 import { EXIT, printTable } from './output';
 import { serve } from './serve';
 import { ensureRenderer, serveToken } from './serve-session';
 
 const rendererDir = () => resolve(import.meta.dirname, '..', '..', 'out', 'renderer');
 
-export function openService(runsDir?: string, threads?: number): Service {
+// confine: for `prh serve`, whose browser tabs may only touch the roots in engine/api/access.ts; the CLI's own
+// commands take any path their user names.
+export function openService(runsDir?: string, threads?: number, confine = false): Service {
   const userData = userDataDir();
   const settings = fileSettings(userData);
   const dir = resolve(runsDir ?? runsDirOf(settings.get(), userData));
-  return new Service({ runsDir: dir, userData, settings, concurrency: threads, transport: 'ws' });
+  return new Service({ runsDir: dir, userData, settings, concurrency: threads, transport: 'ws', confine });
 }
 
 const runsOption = () => new Option('--runs <dir>', 'runs folder (default: the app settings, else <user data>/runs)');
@@ -54,7 +57,7 @@ export function registerRuns(program: Command, setExit: (code: number) => void):
     .option('--new-token', 'replace the runs folder\'s token (signs every open tab out)')
     .action(async (o: { runs?: string; port: number; threads?: number; json?: boolean; newToken?: boolean }) => {
       ensureRenderer(rendererDir());
-      const service = openService(o.runs, o.threads);
+      const service = openService(o.runs, o.threads, true);
       // One token per runs folder, kept across restarts: with the same --port, open tabs reconnect by themselves.
       const s = await serve({ service, rendererDir: rendererDir(), port: o.port, token: serveToken(service.store.root, o.newToken) });
       if (o.json) console.log(JSON.stringify({ url: s.url, port: s.port, runsDir: service.store.root }));
@@ -76,10 +79,13 @@ export function registerRuns(program: Command, setExit: (code: number) => void):
     else printTable(list.map(summary));
   });
   runs.command('show <id>').addOption(runsOption()).option('--json').action(async (id: string, o: { runs?: string; json?: boolean }) => {
-    const detail = await openService(o.runs).getRun({ id });
+    const service = openService(o.runs);
+    const detail = await service.getRun({ id });
     if (o.json) return console.log(JSON.stringify(detail));
     printTable([summary(detail.state)]);
-    console.log(`\nconfig: ${JSON.stringify(detail.config)}\nmetrics: ${detail.metrics.length} records`);
+    const metricsFile = join(service.store.dir(id), 'metrics.jsonl');
+    const bad = badLinesText(scanMetricsFile(metricsFile).bad);
+    console.log(`\nconfig: ${JSON.stringify(detail.config)}\nmetrics: ${detail.metrics.length} records${bad ? ` (${bad.replace(' skipped', ` in ${metricsFile} skipped`)})` : ''}`);
     if (detail.state.result) console.log(`result: ${JSON.stringify(detail.state.result, null, 2)}`);
     if (detail.state.error) console.log(`error: ${detail.state.error}`);
   });

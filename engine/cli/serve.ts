@@ -31,7 +31,17 @@ export async function serve(opts: ServeOptions): Promise<Serving> {
   const allowedOrigins = () => [`http://${host}:${port}`, `http://localhost:${port}`, `http://127.0.0.1:${port}`];
 
   const server = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', `http://${host}`);
+    try {
+      answer(req, res);
+    } catch (err) {
+      // One request never takes the server (and the jobs it runs) down.
+      if (!res.headersSent) deny(res, 500, `internal error: ${err instanceof Error ? err.message : String(err)}`);
+      else res.destroy();
+    }
+  });
+  const answer = (req: IncomingMessage, res: ServerResponse) => {
+    const url = requestUrl(req, host);
+    if (!url) return deny(res, 400, 'bad request target');
     const given = url.searchParams.get('token')?.trim().replace(/^.*[?&]token=/, ''); // the token, or the whole printed URL pasted
     if (sameToken(given)) {
       // First visit: trade the URL token for a cookie, then drop it from the address bar.
@@ -41,11 +51,16 @@ export async function serve(opts: ServeOptions): Promise<Serving> {
     if (!sameToken(cookieToken(req))) return signIn(res, given !== undefined);
     if (req.method !== 'GET' && req.method !== 'HEAD') return deny(res, 405, 'method not allowed');
     sendFile(res, opts.rendererDir, url.pathname);
-  });
+  };
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 * 1024 });
   server.on('upgrade', (req, socket, head) => {
-    const url = new URL(req.url ?? '/', `http://${host}`);
+    socket.on('error', () => socket.destroy()); // a peer that resets mid-handshake
+    const url = requestUrl(req, host);
+    if (!url) {
+      socket.write('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+      return socket.destroy();
+    }
     const origin = req.headers.origin;
     const authed = sameToken(cookieToken(req)) || sameToken(url.searchParams.get('token'));
     if (url.pathname !== '/api' || !authed || (origin !== undefined && !allowedOrigins().includes(origin))) {
@@ -66,7 +81,19 @@ export async function serve(opts: ServeOptions): Promise<Serving> {
   };
 }
 
+// The request target as a URL, or null when it is none (`GET http://[::1`): a 400, never a throw.
+function requestUrl(req: IncomingMessage, host: string): URL | null {
+  try {
+    return new URL(req.url ?? '/', `http://${host}`);
+  } catch {
+    return null;
+  }
+}
+
 function connect(ws: WebSocket, service: Service): void {
+  // A protocol error (an unmasked frame: 1002, a frame over maxPayload: 1009): ws has already sent the close
+  // frame with its code and closes the socket; without a listener the 'error' event would throw and end the process.
+  ws.on('error', () => undefined);
   const send = (m: WsReply) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(m));
   const unsubscribe = service.subscribe((event) => send({ event }));
   ws.on('close', unsubscribe);
@@ -86,7 +113,13 @@ function connect(ws: WebSocket, service: Service): void {
 }
 
 function sendFile(res: ServerResponse, root: string, pathname: string): void {
-  const rel = normalize(decodeURIComponent(pathname)).replace(/^([/\\])+/, '');
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(pathname);
+  } catch {
+    return deny(res, 400, 'bad percent-encoding in the path');
+  }
+  const rel = normalize(decoded).replace(/^([/\\])+/, '');
   let file = join(root, rel);
   if (!file.startsWith(root + sep) && file !== root) return deny(res, 403, 'forbidden');
   if (!existsSync(file) || statSync(file).isDirectory()) file = join(root, 'index.html'); // single-page app

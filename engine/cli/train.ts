@@ -74,7 +74,7 @@ export function registerTrain(program: Command): void {
       }, Boolean(o.resume));
       if (bar && started) bar.stop();
       const summary = { status: out.status, arm: config.arm, ...out.setup.lambda, backend: out.setup.backend, epochs: out.epochs, ...(out.status === 'done' ? { selected: out.selected } : {}), ...(out.status === 'diverged' ? { message: out.message } : {}) };
-      writeFileSync(join(o.out, 'train-summary.json'), JSON.stringify(summary, null, 2) + '\n');
+      writeJsonAtomic(join(o.out, 'train-summary.json'), summary);
       if (json) console.log(JSON.stringify(summary));
       else console.log(`${out.status}: ${out.epochs.length} epoch(s)${out.status === 'done' && out.selected ? `, selected epoch ${out.selected.epoch} (${config.select})` : ''}; λ=${out.setup.lambda.lamb.toPrecision(4)} λ_eff=${out.setup.lambda.lambEff.toPrecision(4)}`);
       if (out.status !== 'done') process.exitCode = 1;

@@ -6,7 +6,7 @@ import { cpus } from 'node:os';
 import { createInterface } from 'node:readline';
 import { RESUMABLE, type RunEvent, type RunState } from '../../shared/runs';
 import { spawnEntry, type EntryCommand } from '../child';
-import { InputError } from '../errors';
+import { DiskFullError, InputError } from '../errors';
 import { WorkerMessage } from './job';
 import type { RunStore } from './store';
 
@@ -99,13 +99,13 @@ export class Scheduler extends EventEmitter<{ event: [RunEvent] }> {
     this.active.set(id, run);
     const prev = this.store.get(id);
     this.setState(id, { status: 'running', pid: child.pid ?? null, startedAt: new Date().toISOString(), attempts: prev.attempts + 1 });
-    this.store.log(id, `[${new Date().toISOString()}] ${resume ? 'resumed' : 'started'} (pid ${child.pid})`);
+    this.log(id, `[${new Date().toISOString()}] ${resume ? 'resumed' : 'started'} (pid ${child.pid})`);
 
     createInterface({ input: child.stdout! }).on('line', (line) => this.onLine(id, run, line));
     createInterface({ input: child.stderr! }).on('line', (line) => {
       run.stderr.push(line);
       if (run.stderr.length > 40) run.stderr.shift();
-      this.store.log(id, `[stderr] ${line}`);
+      this.log(id, `[stderr] ${line}`);
     });
     child.on('error', (err) => run.stderr.push(`could not start the worker: ${err.message}`));
     child.on('close', (code, signal) => this.onExit(id, run, code, signal));
@@ -116,7 +116,7 @@ export class Scheduler extends EventEmitter<{ event: [RunEvent] }> {
     try {
       msg = WorkerMessage.parse(JSON.parse(line));
     } catch {
-      this.store.log(id, `[stdout] ${line}`); // stray prints from libraries are kept, not fatal
+      this.log(id, `[stdout] ${line}`); // stray prints from libraries are kept, not fatal
       return;
     }
     switch (msg.type) {
@@ -124,7 +124,7 @@ export class Scheduler extends EventEmitter<{ event: [RunEvent] }> {
         const now = Date.now();
         if (now - (this.lastProgressWrite.get(id) ?? 0) >= this.progressWriteMs || msg.progress.done >= msg.progress.total) {
           this.lastProgressWrite.set(id, now);
-          this.store.update(id, { progress: msg.progress });
+          this.spare(() => this.store.update(id, { progress: msg.progress })); // the next one will do
         }
         this.emit('event', { type: 'progress', runId: id, progress: msg.progress });
         break;
@@ -133,7 +133,7 @@ export class Scheduler extends EventEmitter<{ event: [RunEvent] }> {
         this.emit('event', { type: 'metric', runId: id, record: msg.record });
         break;
       case 'log':
-        this.store.log(id, `[${msg.level}] ${msg.text}`);
+        this.log(id, `[${msg.level}] ${msg.text}`);
         this.emit('event', { type: 'log', runId: id, level: msg.level, text: msg.text });
         break;
       default:
@@ -156,13 +156,34 @@ export class Scheduler extends EventEmitter<{ event: [RunEvent] }> {
       const tail = run.stderr.slice(-20).join('\n');
       this.setState(id, { ...base, status: 'failed', error: `worker ${how}${tail ? `:\n${tail}` : ''}` });
     }
-    this.store.log(id, `[${endedAt}] ended: ${this.store.get(id).status}`);
+    this.log(id, `[${endedAt}] ended: ${this.store.get(id).status}`);
     this.pump();
   }
 
+  // On a full disk the new status cannot be saved: it is still announced (so idle() and the GUI see the run end),
+  // and status.json keeps its last saved state, which the next start turns into `interrupted` (resumable).
   private setState(id: string, patch: Partial<RunState>): RunState {
-    const state = this.store.update(id, patch);
+    let state: RunState;
+    try {
+      state = this.store.update(id, patch);
+    } catch (err) {
+      if (!(err instanceof DiskFullError)) throw err;
+      state = { ...this.store.get(id), ...patch, id };
+      state.error = [state.error, `${err.message} (this status could not be saved)`].filter(Boolean).join('\n');
+    }
     this.emit('event', { type: 'status', runId: id, state });
     return state;
+  }
+
+  // A log line or progress write lost to a full disk is not worth stopping the scheduler (and every other run) for.
+  private spare(write: () => void): void {
+    try {
+      write();
+    } catch (err) {
+      if (!(err instanceof DiskFullError)) throw err;
+    }
+  }
+  private log(id: string, line: string): void {
+    this.spare(() => this.store.log(id, line));
   }
 }

@@ -1,9 +1,10 @@
 // The run store: one folder per run, `runs/<id>/{config.json,status.json,metrics.jsonl,logs.txt,checkpoints/,artifacts/,report/}`.
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { appendLineSync, writeJsonAtomic } from '../atomic';
 import { InputError } from '../errors';
+import { readJson } from '../json-file';
 import { MetricRecord, RunConfig, RunState } from '../../shared/runs';
 
 const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -41,18 +42,47 @@ export class RunStore {
       .reverse(); // newest first: ids start with a timestamp
   }
 
+  // Every run; one whose status.json cannot be read (torn by a lost write, edited by hand) is listed as
+  // `unreadable` with the file and the reason, so it never hides the others.
   list(): RunState[] {
-    return this.ids().map((id) => this.get(id));
+    return this.ids().map((id) => this.peek(id));
   }
 
+  // The run's status, or for an unreadable status.json the `unreadable` stand-in (an unknown run still throws).
+  peek(id: string): RunState {
+    try {
+      return this.get(id);
+    } catch (err) {
+      if (!(err instanceof InputError) || !existsSync(join(this.dir(id), 'status.json'))) throw err;
+      return this.unreadable(id, err.message);
+    }
+  }
+
+  // The run's status; an InputError naming status.json when it is missing a run or is not a readable status.
   get(id: string): RunState {
     const file = join(this.dir(id), 'status.json');
     if (!existsSync(file)) throw new InputError(`no run ${id} in ${this.root}`);
-    return RunState.parse(JSON.parse(readFileSync(file, 'utf8')));
+    return readJson(file, RunState, 'a run status');
   }
 
   config(id: string): RunConfig {
-    return RunConfig.parse(JSON.parse(readFileSync(join(this.dir(id), 'config.json'), 'utf8')));
+    return readJson(join(this.dir(id), 'config.json'), RunConfig, 'a run config');
+  }
+
+  // A stand-in status for a run whose status.json is unreadable: kind and name from config.json when that reads,
+  // created = the status file's mtime; `error` holds the file and the reason. Never written back.
+  private unreadable(id: string, reason: string): RunState {
+    let config: RunConfig | null = null;
+    try {
+      config = this.config(id);
+    } catch {
+      /* the kind stays unknown */
+    }
+    const created = new Date(statSync(join(this.dir(id), 'status.json')).mtimeMs).toISOString();
+    return {
+      id, kind: config?.kind ?? 'unknown', name: config?.name ?? config?.kind ?? id, status: 'unreadable', createdAt: created,
+      startedAt: null, endedAt: null, progress: null, error: reason, pid: null, attempts: 0, result: null,
+    };
   }
 
   update(id: string, patch: Partial<RunState>): RunState {
@@ -83,21 +113,67 @@ export class RunStore {
   }
 }
 
-// metrics.jsonl may end in a half-written line if a worker was killed mid-write: skip it. A resumed job
-// recomputes from its checkpoint and re-emits some points: the later record of a (scope, x, tags) wins.
-export function readMetricsFile(file: string): MetricRecord[] {
-  if (!existsSync(file)) return [];
+// metrics.jsonl may end in a half-written line if a worker was killed mid-write; a line in the middle can only
+// be bad if the file was damaged or edited. A resumed job recomputes from its checkpoint and re-emits some
+// points: the later record of a (scope, x, tags) wins. `bad` lists the unreadable lines (1-based) and why.
+export type MetricsScan = { records: MetricRecord[]; bad: { line: number; reason: string }[] };
+
+export function scanMetricsFile(file: string): MetricsScan {
+  if (!existsSync(file)) return { records: [], bad: [] };
   const out = new Map<string, MetricRecord>();
-  for (const line of readFileSync(file, 'utf8').split('\n')) {
-    if (!line.trim()) continue;
+  const bad: MetricsScan['bad'] = [];
+  readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
+    if (!line.trim()) return;
+    let raw: unknown;
     try {
-      const r = MetricRecord.parse(JSON.parse(line));
-      const key = `${r.scope}|${r.x}|${r.tags ? JSON.stringify(r.tags) : ''}`;
-      out.delete(key); // keep file order of the surviving records
-      out.set(key, r);
-    } catch {
-      /* a torn last line */
+      raw = JSON.parse(line);
+    } catch (e) {
+      return bad.push({ line: i + 1, reason: `invalid JSON (${(e as Error).message.replace(/ in JSON at position \d+.*/, '')})` });
     }
+    const r = MetricRecord.safeParse(raw);
+    if (!r.success) return bad.push({ line: i + 1, reason: r.error.issues.map((x) => `${x.path.join('.') || 'record'}: ${x.message}`).join('; ') });
+    const key = `${r.data.scope}|${r.data.x}|${r.data.tags ? JSON.stringify(r.data.tags) : ''}`;
+    out.delete(key); // keep file order of the surviving records
+    out.set(key, r.data);
+  });
+  return { records: [...out.values()], bad };
+}
+
+export const readMetricsFile = (file: string): MetricRecord[] => scanMetricsFile(file).records;
+
+// How a scan's bad lines read in a log: `3 unreadable lines skipped (lines 2, 9, 14)`; '' when none.
+export function badLinesText(bad: MetricsScan['bad']): string {
+  if (!bad.length) return '';
+  const shown = bad.slice(0, 10).map((b) => b.line).join(', ') + (bad.length > 10 ? ', …' : '');
+  return `${bad.length} unreadable line${bad.length === 1 ? '' : 's'} skipped (line${bad.length === 1 ? '' : 's'} ${shown})`;
+}
+
+// Before a worker appends again: a last line without its newline (the worker was killed mid-write) is cut off,
+// or the next record would be glued onto it and lost with it. Returns the bytes cut.
+export function cutTornTail(file: string): number {
+  if (!existsSync(file)) return 0;
+  const size = statSync(file).size;
+  if (size === 0) return 0;
+  const fd = openSync(file, 'r+');
+  try {
+    const chunk = Buffer.alloc(64 * 1024);
+    let end = size;
+    while (end > 0) {
+      const start = Math.max(0, end - chunk.length);
+      const n = readSync(fd, chunk, 0, end - start, start);
+      const at = chunk.subarray(0, n).lastIndexOf(0x0a);
+      if (end === size && at === n - 1) return 0; // ends in a newline: nothing torn
+      if (at >= 0) {
+        ftruncateSync(fd, start + at + 1);
+        fsyncSync(fd);
+        return size - (start + at + 1);
+      }
+      end = start;
+    }
+    ftruncateSync(fd, 0); // one torn line and nothing before it
+    fsyncSync(fd);
+    return size;
+  } finally {
+    closeSync(fd);
   }
-  return [...out.values()];
 }

@@ -31,11 +31,18 @@ const snapshot = (vars: Map<string, tf.Variable>) =>
 export function saveCheckpoint(runDir: string, params: Params, opt: AdamW, state: CheckpointState): string {
   const final = dirOf(runDir, state.epoch);
   const tmp = join(runDir, 'checkpoints', `.epoch-${state.epoch}.${process.pid}.tmp`);
-  rmSync(tmp, { recursive: true, force: true });
-  writeSafetensors(join(tmp, 'weights.safetensors'), snapshot(params));
-  const moments = { ...Object.fromEntries(Object.entries(snapshot(opt.m)).map(([k, v]) => [`m.${k}`, v])), ...Object.fromEntries(Object.entries(snapshot(opt.v)).map(([k, v]) => [`v.${k}`, v])) };
-  writeSafetensors(join(tmp, 'optimizer.safetensors'), moments);
-  writeJsonAtomic(join(tmp, 'state.json'), state);
+  // Temp folders of earlier workers killed mid-save (another pid): this worker owns the run now.
+  const dir = join(runDir, 'checkpoints');
+  if (existsSync(dir)) for (const f of readdirSync(dir, { withFileTypes: true })) if (/^\.epoch-\d+\.\d+\.tmp$/.test(f.name)) rmSync(join(dir, f.name), { recursive: true, force: true });
+  try {
+    writeSafetensors(join(tmp, 'weights.safetensors'), snapshot(params));
+    const moments = { ...Object.fromEntries(Object.entries(snapshot(opt.m)).map(([k, v]) => [`m.${k}`, v])), ...Object.fromEntries(Object.entries(snapshot(opt.v)).map(([k, v]) => [`v.${k}`, v])) };
+    writeSafetensors(join(tmp, 'optimizer.safetensors'), moments);
+    writeJsonAtomic(join(tmp, 'state.json'), state);
+  } catch (err) {
+    rmSync(tmp, { recursive: true, force: true }); // a full disk: the partial checkpoint goes, the last whole one stays
+    throw err;
+  }
   rmSync(final, { recursive: true, force: true });
   renameSync(tmp, final);
   // Older epochs keep their weights (for checkpoint selection) but not the optimizer (only resume needs it).

@@ -1,39 +1,52 @@
 // A job's process: `node --import tsx engine/worker/main.ts <runDir> [--resume]`.
 // It streams WorkerMessage JSON lines on stdout, appends metrics.jsonl itself (flushed per record),
 // stops at the next safe point on SIGTERM, and exits if its parent dies.
-import { readFileSync, existsSync } from 'node:fs';
+import { existsSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
+import { z } from 'zod';
 import { appendLineSync, writeJsonAtomic } from '../atomic';
-import { InputError } from '../errors';
+import { DiskFullError, InputError } from '../errors';
+import { readJson } from '../json-file';
 import { RunConfig, type MetricRecord } from '../../shared/runs';
-import { Cancelled, type JobContext, type WorkerMessage } from '../runs';
+import { badLinesText, Cancelled, cutTornTail, scanMetricsFile, type JobContext, type WorkerMessage } from '../runs';
 import { workerCommand } from './command';
 import { jobFor } from './jobs';
 
 const send = (m: WorkerMessage): void => void process.stdout.write(JSON.stringify(m) + '\n');
 
 async function main(runDir: string, resume: boolean): Promise<void> {
-  const config = RunConfig.parse(JSON.parse(readFileSync(join(runDir, 'config.json'), 'utf8')));
+  const config = readJson(join(runDir, 'config.json'), RunConfig, 'a run config');
   const abort = new AbortController();
   process.on('SIGTERM', () => abort.abort(new Cancelled('cancelled')));
   const parent = process.ppid;
   setInterval(() => process.ppid !== parent && process.exit(3), 1000).unref(); // orphaned: the app died
 
+  const metricsFile = join(runDir, 'metrics.jsonl');
+  const warn = (text: string) => send({ type: 'log', level: 'warn', text });
+  const cut = cutTornTail(metricsFile);
+  if (cut) warn(`${metricsFile}: cut a torn last line (${cut} bytes) left by a killed worker`);
+  const bad = badLinesText(scanMetricsFile(metricsFile).bad);
+  if (bad) warn(`${metricsFile}: ${bad}`);
   const ckpt = join(runDir, 'checkpoints', 'state.json');
+  const previous = join(runDir, 'checkpoints', 'state.prev.json');
   const ctx: JobContext = {
     config, runDir, resume, signal: abort.signal,
     progress: (done, total, message) => send({ type: 'progress', progress: { done, total, message } }),
     metric: (scope, x, values, tags) => {
       const record: MetricRecord = { t: Date.now(), scope, x, values, ...(tags ? { tags } : {}) };
-      appendLineSync(join(runDir, 'metrics.jsonl'), JSON.stringify(record));
+      appendLineSync(metricsFile, JSON.stringify(record));
       send({ type: 'metric', record });
     },
     log: (text, level = 'info') => send({ type: 'log', level, text }),
     path: (...parts) => join(runDir, ...parts),
     worker: workerCommand(),
     checkpoint: {
-      load: <T>() => (resume && existsSync(ckpt) ? (JSON.parse(readFileSync(ckpt, 'utf8')) as T) : undefined),
-      save: (state) => writeJsonAtomic(ckpt, state),
+      load: <T>() => (resume ? loadCheckpoint<T>(ckpt, previous, warn) : undefined),
+      // The one before stays as state.prev.json: a resume falls back to it if the newest is ever unreadable.
+      save: (state) => {
+        if (existsSync(ckpt)) renameSync(ckpt, previous);
+        writeJsonAtomic(ckpt, state);
+      },
     },
   };
   try {
@@ -45,6 +58,33 @@ async function main(runDir: string, resume: boolean): Promise<void> {
   }
 }
 
+// The newest readable checkpoint: state.json, else (torn by a lost write, or a kill between the two renames of
+// save) state.prev.json with a warning naming the torn file; neither readable is an error naming both.
+function loadCheckpoint<T>(ckpt: string, previous: string, warn: (text: string) => void): T | undefined {
+  const read = (file: string) => readJson(file, z.unknown(), 'a checkpoint') as T;
+  let torn: string | null = null;
+  if (existsSync(ckpt)) {
+    try {
+      return read(ckpt);
+    } catch (err) {
+      if (!(err instanceof InputError)) throw err;
+      torn = err.message;
+    }
+  }
+  if (!existsSync(previous)) {
+    if (torn) throw new InputError(`${torn}; no earlier checkpoint (${previous}) to fall back to`);
+    return undefined;
+  }
+  try {
+    const state = read(previous);
+    warn(`${torn ?? `${ckpt}: missing`}; resuming from the previous checkpoint ${previous}`);
+    return state;
+  } catch (err) {
+    if (!(err instanceof InputError)) throw err;
+    throw new InputError(`no readable checkpoint: ${torn ?? `${ckpt}: missing`}; ${err.message}`);
+  }
+}
+
 const [runDir, flag] = process.argv.slice(2);
 if (!runDir) {
   process.stderr.write('usage: worker <runDir> [--resume]\n');
@@ -53,8 +93,8 @@ if (!runDir) {
 main(runDir, flag === '--resume').then(
   () => process.exit(0),
   (err: unknown) => {
-    // A user's error (bad file, bad setting) is its message; a bug keeps its stack for the report.
-    process.stderr.write((err instanceof InputError ? err.message : err instanceof Error ? err.stack ?? err.message : String(err)) + '\n');
+    // A user-fixable problem (a torn file, a bad dataset, a full disk) is its message alone; anything else keeps its stack.
+    process.stderr.write((err instanceof InputError || err instanceof DiskFullError ? err.message : err instanceof Error ? err.stack ?? err.message : String(err)) + '\n');
     process.exit(1);
   },
 );
