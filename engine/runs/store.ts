@@ -2,7 +2,7 @@
 import { closeSync, existsSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { appendLineSync, writeJsonAtomic } from '../atomic';
+import { appendLineSync, writeFileAtomic, writeJsonAtomic } from '../atomic';
 import { InputError } from '../errors';
 import { readJson } from '../json-file';
 import { MetricRecord, RunConfig, RunState } from '../../shared/runs';
@@ -132,7 +132,7 @@ export function scanMetricsFile(file: string): MetricsScan {
     }
     const r = MetricRecord.safeParse(raw);
     if (!r.success) return bad.push({ line: i + 1, reason: r.error.issues.map((x) => `${x.path.join('.') || 'record'}: ${x.message}`).join('; ') });
-    const key = `${r.data.scope}|${r.data.x}|${r.data.tags ? JSON.stringify(r.data.tags) : ''}`;
+    const key = metricKey(r.data);
     out.delete(key); // keep file order of the surviving records
     out.set(key, r.data);
   });
@@ -140,6 +140,20 @@ export function scanMetricsFile(file: string): MetricsScan {
 }
 
 export const readMetricsFile = (file: string): MetricRecord[] => scanMetricsFile(file).records;
+
+// What makes two records the same point: a resumed job re-emits (scope, x, tags) it had already written.
+export const metricKey = (r: MetricRecord): string => `${r.scope}|${r.x}|${r.tags ? JSON.stringify(r.tags) : ''}`;
+
+// Rewrites metrics.jsonl with each point once (the later record wins; unreadable lines, already reported, go),
+// atomically, so a resumed run's file holds no replayed records. Returns the lines dropped.
+export function compactMetricsFile(file: string): number {
+  if (!existsSync(file)) return 0;
+  const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l.trim()).length;
+  const { records } = scanMetricsFile(file);
+  if (records.length === lines) return 0;
+  writeFileAtomic(file, records.map((r) => JSON.stringify(r) + '\n').join(''));
+  return lines - records.length;
+}
 
 // How a scan's bad lines read in a log: `3 unreadable lines skipped (lines 2, 9, 14)`; '' when none.
 export function badLinesText(bad: MetricsScan['bad']): string {

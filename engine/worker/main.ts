@@ -8,7 +8,7 @@ import { appendLineSync, writeJsonAtomic } from '../atomic';
 import { DiskFullError, InputError } from '../errors';
 import { readJson } from '../json-file';
 import { RunConfig, type MetricRecord } from '../../shared/runs';
-import { badLinesText, Cancelled, cutTornTail, scanMetricsFile, type JobContext, type WorkerMessage } from '../runs';
+import { badLinesText, Cancelled, compactMetricsFile, cutTornTail, metricKey, scanMetricsFile, type JobContext, type WorkerMessage } from '../runs';
 import { workerCommand } from './command';
 import { jobFor } from './jobs';
 
@@ -25,8 +25,17 @@ async function main(runDir: string, resume: boolean): Promise<void> {
   const warn = (text: string) => send({ type: 'log', level: 'warn', text });
   const cut = cutTornTail(metricsFile);
   if (cut) warn(`${metricsFile}: cut a torn last line (${cut} bytes) left by a killed worker`);
-  const bad = badLinesText(scanMetricsFile(metricsFile).bad);
+  const scan = scanMetricsFile(metricsFile);
+  const bad = badLinesText(scan.bad);
   if (bad) warn(`${metricsFile}: ${bad}`);
+  // A resumed job replays from its checkpoint and re-emits points it had written: the file is compacted at the
+  // next checkpoint and at the end, so it holds each point once (readers already keep the later record).
+  const written = new Set(scan.records.map(metricKey));
+  let replayed = false;
+  const compact = () => {
+    if (replayed) compactMetricsFile(metricsFile);
+    replayed = false;
+  };
   const ckpt = join(runDir, 'checkpoints', 'state.json');
   const previous = join(runDir, 'checkpoints', 'state.prev.json');
   const ctx: JobContext = {
@@ -34,6 +43,9 @@ async function main(runDir: string, resume: boolean): Promise<void> {
     progress: (done, total, message) => send({ type: 'progress', progress: { done, total, message } }),
     metric: (scope, x, values, tags) => {
       const record: MetricRecord = { t: Date.now(), scope, x, values, ...(tags ? { tags } : {}) };
+      const key = metricKey(record);
+      if (written.has(key)) replayed = true;
+      written.add(key);
       appendLineSync(metricsFile, JSON.stringify(record));
       send({ type: 'metric', record });
     },
@@ -46,11 +58,13 @@ async function main(runDir: string, resume: boolean): Promise<void> {
       save: (state) => {
         if (existsSync(ckpt)) renameSync(ckpt, previous);
         writeJsonAtomic(ckpt, state);
+        compact();
       },
     },
   };
   try {
     const outcome = await (await jobFor(config))(ctx);
+    compact();
     send(outcome.status === 'done' ? { type: 'done', result: outcome.result } : { type: 'diverged', message: outcome.message });
   } catch (err) {
     if (err instanceof Cancelled) return send({ type: 'cancelled' });

@@ -124,6 +124,9 @@ describe('kill -9 at random points, then resume', () => {
 
     const scan = scanMetricsFile(join(runs, id, 'metrics.jsonl'));
     expect(scan.bad).toEqual([]);
+    // Each resume replayed steps from its checkpoint; the file itself holds every point once (compacted).
+    const lines = readFileSync(join(runs, id, 'metrics.jsonl'), 'utf8').split('\n').filter((l) => l.trim());
+    expect(lines.length).toBe(scan.records.length);
     const xs = (scope: string) => scan.records.filter((m) => m.scope === scope).map((m) => m.x);
     expect(xs('train').sort((a, b) => a - b)).toEqual(Array.from({ length: STEPS }, (_, i) => i));
     expect(xs('epoch').sort((a, b) => a - b)).toEqual(Array.from({ length: EPOCHS }, (_, i) => i + 1));

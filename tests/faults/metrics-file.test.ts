@@ -47,6 +47,31 @@ describe('a torn last line of metrics.jsonl', () => {
   });
 });
 
+describe('a resume that replays points already written', () => {
+  it('leaves each point in metrics.jsonl once (the replayed records replace the earlier lines)', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'prh-metrics-'));
+    const service = new Service({ runsDir: join(home, 'runs'), userData: home, transport: 'ws', settings: settings(), concurrency: 1 });
+    try {
+      const { id } = (await service.dispatch('startRun', { config })) as { id: string };
+      await service.scheduler.idle();
+      const dir = service.store.dir(id);
+      const file = join(dir, 'metrics.jsonl');
+      const count = () => readFileSync(file, 'utf8').split('\n').filter(Boolean).length;
+      const all = xs(file), written = count();
+      // As a kill just before the last checkpoint leaves it: every record written, the checkpoint after world 1.
+      copyFileSync(join(dir, 'checkpoints', 'state.prev.json'), join(dir, 'checkpoints', 'state.json'));
+      service.store.update(id, { status: 'interrupted' });
+      await service.dispatch('resumeRun', { id });
+      await service.scheduler.idle();
+      expect(service.store.get(id).status).toBe('done');
+      expect(xs(file)).toEqual(all);
+      expect(count()).toBe(written); // world 2's records were written twice, and compacted to once
+    } finally {
+      await service.close();
+    }
+  });
+});
+
 describe('cutTornTail', () => {
   it('keeps whole lines, cuts a fragment longer than its 64 KiB read-back, and a file that is only a fragment', () => {
     const dir = mkdtempSync(join(tmpdir(), 'prh-metrics-'));
