@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { appendLineSync, writeJsonAtomic } from '../atomic';
 import { InputError } from '../errors';
+import { otherOwner } from './owner';
 import { MetricRecord, RunConfig, RunState } from '../../shared/runs';
 
 const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -69,12 +70,13 @@ export class RunStore {
     appendLineSync(join(this.dir(id), 'logs.txt'), line);
   }
 
-  // At start-up: runs an earlier app left queued or running have no owner any more (workers exit when
-  // orphaned), so they become `interrupted` and can be resumed from their last checkpoint.
+  // At start-up: runs an earlier process left queued or running with no live owner (owner.json; workers exit when
+  // orphaned) become `interrupted` and can be resumed from their last checkpoint. A run another live process
+  // owns (`prh serve`, an experiment in another terminal) is left alone.
   recover(): RunState[] {
     const changed: RunState[] = [];
     for (const s of this.list()) {
-      if (s.status === 'running' || s.status === 'queued') {
+      if ((s.status === 'running' || s.status === 'queued') && !otherOwner(this.dir(s.id))) {
         changed.push(this.update(s.id, { status: 'interrupted', pid: null, endedAt: new Date().toISOString(),
           error: s.status === 'running' ? 'the app stopped while this run was running; resume continues from its last checkpoint' : 'the app stopped before this run started' }));
       }
