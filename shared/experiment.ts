@@ -54,6 +54,7 @@ export type ArmResult = {
   seed: number;
   runId: string; // the arm's train run, under arms/
   epoch: number; // the checkpoint scored (by the train config's selection policy; never test)
+  diverged?: string; // set when the arm diverged (NaN/Inf): why; `epoch` is then its last good checkpoint's
   r1: Interval; r5: Interval; r10: Interval; t2iR1: Interval;
   mknn: Interval | null; // null when degenerate (zero-variance features)
   fitR1: number; // R@1 of the fit pairs among themselves: the overfitting gap

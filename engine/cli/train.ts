@@ -7,7 +7,7 @@ import { ARMS, PRESET_NAMES, TrainConfig } from '../../shared/train';
 import { writeJsonAtomic } from '../atomic';
 import { InputError } from '../errors';
 import { BACKENDS, train } from '../train';
-import { numberOption } from './output';
+import { EXIT, numberOption } from './output';
 
 const num = numberOption;
 
@@ -29,7 +29,7 @@ export const addTrainingOptions = (c: Command): Command =>
 export const trainingSettings = (o: Record<string, unknown>): Record<string, unknown> =>
   Object.fromEntries(TRAIN_FLAGS.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]));
 
-export function registerTrain(program: Command): void {
+export function registerTrain(program: Command, setExit: (code: number) => void): void {
   addTrainingOptions(program
     .command('train'))
     .description('train a text encoder arm (good/bad views LeJEPA, NTP, pair-NTP) and write checkpoints + embeddings per epoch')
@@ -59,6 +59,7 @@ export function registerTrain(program: Command): void {
       };
       const out = await train(config, o.out, {
         log: say,
+        warn: (t) => say(`warning: ${t}`),
         onStep: (_s, v) => (lastLoss = v.loss.toFixed(4)),
         progress: (d, t, msg) => {
           if (!bar) return;
@@ -70,10 +71,13 @@ export function registerTrain(program: Command): void {
         },
       }, Boolean(o.resume));
       if (bar && started) bar.stop();
-      const summary = { status: out.status, arm: config.arm, ...out.setup.lambda, backend: out.setup.backend, epochs: out.epochs, ...(out.status === 'done' ? { selected: out.selected } : {}), ...(out.status === 'diverged' ? { message: out.message } : {}) };
+      const summary = { status: out.status, arm: config.arm, ...out.setup.lambda, backend: out.setup.backend, epochs: out.epochs, ...(out.status !== 'cancelled' ? { selected: out.selected, warnings: out.warnings } : {}), ...(out.status === 'diverged' ? { message: out.message } : {}) };
       writeFileSync(join(o.out, 'train-summary.json'), JSON.stringify(summary, null, 2) + '\n');
       if (json) console.log(JSON.stringify(summary));
-      else console.log(`${out.status}: ${out.epochs.length} epoch(s)${out.status === 'done' && out.selected ? `, selected epoch ${out.selected.epoch} (${config.select})` : ''}; λ=${out.setup.lambda.lamb.toPrecision(4)} λ_eff=${out.setup.lambda.lambEff.toPrecision(4)}`);
-      if (out.status !== 'done') process.exitCode = 1;
+      else {
+        const kept = out.status === 'diverged' ? (out.selected ? `, last good checkpoint: epoch ${out.selected.epoch}` : ', no good checkpoint') : '';
+        console.log(`${out.status}: ${out.epochs.length} epoch(s)${out.status === 'done' && out.selected ? `, selected epoch ${out.selected.epoch} (${config.select})` : ''}${kept}; λ=${out.setup.lambda.lamb.toPrecision(4)} λ_eff=${out.setup.lambda.lambEff.toPrecision(4)}`);
+      }
+      setExit(out.status === 'done' ? EXIT.ok : out.status === 'diverged' ? EXIT.diverged : EXIT.cancelled);
     });
 }

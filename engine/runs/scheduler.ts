@@ -157,8 +157,9 @@ export class Scheduler extends EventEmitter<{ event: [RunEvent] }> {
     const o = run.outcome;
     const base = { pid: null, endedAt };
     if (o?.type === 'done' && code === 0) this.setState(id, { ...base, status: 'done', result: o.result, error: null });
-    else if (o?.type === 'diverged') this.setState(id, { ...base, status: 'diverged', error: o.message });
+    else if (o?.type === 'diverged') this.setState(id, { ...base, status: 'diverged', error: o.message, result: o.result ?? null });
     else if (run.cancelRequested) this.setState(id, { ...base, status: 'cancelled', error: null });
+    else if (o?.type === 'failed') this.setState(id, { ...base, status: 'failed', error: `${o.message}\n(the worker's stack is in ${this.store.dir(id)}/logs.txt)` });
     else {
       const how = signal ? `killed by ${signal}` : `exited with code ${code}`;
       const tail = run.stderr.slice(-20).join('\n');

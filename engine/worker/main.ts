@@ -7,6 +7,7 @@ import { appendLineSync, writeJsonAtomic } from '../atomic';
 import { RunConfig, type MetricRecord } from '../../shared/runs';
 import { Cancelled, type JobContext, type WorkerMessage } from '../runs';
 import { workerCommand } from './command';
+import { InputError } from '../errors';
 import { jobFor } from './jobs';
 
 const send = (m: WorkerMessage): void => void process.stdout.write(JSON.stringify(m) + '\n');
@@ -37,7 +38,7 @@ async function main(runDir: string, resume: boolean): Promise<void> {
   };
   try {
     const outcome = await (await jobFor(config))(ctx);
-    send(outcome.status === 'done' ? { type: 'done', result: outcome.result } : { type: 'diverged', message: outcome.message });
+    send(outcome.status === 'done' ? { type: 'done', result: outcome.result } : { type: 'diverged', message: outcome.message, result: outcome.result });
   } catch (err) {
     if (err instanceof Cancelled) return send({ type: 'cancelled' });
     throw err;
@@ -52,7 +53,9 @@ if (!runDir) {
 main(runDir, flag === '--resume').then(
   () => process.exit(0),
   (err: unknown) => {
-    process.stderr.write((err instanceof Error ? err.stack ?? err.message : String(err)) + '\n');
-    process.exit(1);
+    // The cause on stdout for the run's error (a TypeError and the like keep their type: a bug), the stack on stderr.
+    const typed = err instanceof Error && !(err instanceof InputError) && err.name !== 'Error';
+    send({ type: 'failed', message: err instanceof Error ? (typed ? `${err.name}: ${err.message}` : err.message) : String(err) });
+    process.stderr.write((err instanceof Error ? err.stack ?? err.message : String(err)) + '\n', () => process.exit(1));
   },
 );
