@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { Split } from '../../shared/dataset';
 import { Device, ImageSpec, Pool, Preset, type SpecOverrides, embedCached, listImages, openImageEncoder, writeImageEmbeddings } from '../image';
 import { Cancelled } from '../runs/job';
-import { EXIT, printTable } from './output';
+import { EXIT, parseFlags, printTable } from './output';
 
 // Where embeddings are cached unless --cache-dir says otherwise (XDG layout).
 export const defaultCacheDir = (): string =>
@@ -74,7 +74,7 @@ export function registerImage(program: Command, setExit: (code: number) => void 
     .option('--no-cache-dir', 'do not read or write the cache')
     .option('--json', 'print one JSON document')
     .action(async (raw: Record<string, unknown>) => {
-      const o = EmbedFlags.parse(raw);
+      const o = parseFlags(EmbedFlags, raw);
       const overrides: SpecOverrides = {
         ...(o.input && { input: o.input }),
         ...(o.size && { size: o.size }),
@@ -98,6 +98,7 @@ export function registerImage(program: Command, setExit: (code: number) => void 
         threads: o.threads,
         log: (m) => console.error(m),
       });
+      if (enc.fixedBatch !== null && enc.fixedBatch !== o.batch) console.error(`${o.model}: the model takes exactly ${enc.fixedBatch} image(s) per call; embedding ${enc.fixedBatch} at a time`);
       const bar = !o.json && process.stderr.isTTY ? new SingleBar({ format: 'embed [{bar}] {value}/{total} images {eta}s', stream: process.stderr }, Presets.shades_classic) : null;
       bar?.start(images.length, 0);
       const abort = new AbortController();

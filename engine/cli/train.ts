@@ -7,7 +7,7 @@ import { ARMS, PRESET_NAMES, TrainConfig } from '../../shared/train';
 import { writeJsonAtomic } from '../atomic';
 import { InputError } from '../errors';
 import { BACKENDS, train } from '../train';
-import { EXIT, numberOption } from './output';
+import { EXIT, numberOption, parseFlags } from './output';
 
 const num = numberOption;
 
@@ -26,8 +26,10 @@ export const addTrainingOptions = (c: Command): Command =>
     .option('--clip <x>', 'gradient-norm clip', num('clip'))
     .option('--select <policy>', 'checkpoint scored: last | val-loss (never test)')
     .option('--backend <name>', BACKENDS.join(' | '));
-export const trainingSettings = (o: Record<string, unknown>): Record<string, unknown> =>
-  Object.fromEntries(TRAIN_FLAGS.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]));
+export function trainingSettings(o: Record<string, unknown>): Record<string, unknown> {
+  if (o.lamb !== undefined && o.lambEff !== undefined) throw new InputError('--lamb and --lamb-eff: give one, not both (λ_eff = λ·N·world_size)');
+  return Object.fromEntries(TRAIN_FLAGS.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]));
+}
 
 export function registerTrain(program: Command, setExit: (code: number) => void): void {
   addTrainingOptions(program
@@ -42,11 +44,9 @@ export function registerTrain(program: Command, setExit: (code: number) => void)
     .option('--resume', 'continue from the last checkpoint in --out')
     .option('--json', 'print one JSON document')
     .action(async (o) => {
-      const parsed = TrainConfig.safeParse({
+      const config = parseFlags(TrainConfig, {
         kind: 'train', version: 1, data: o.data, arm: o.arm, ...trainingSettings(o), tokenizer: o.tokenizer, vocabSize: o.vocabSize, seed: o.seed,
       });
-      if (!parsed.success) throw new InputError(parsed.error.issues.map((i) => `--${String(i.path[0] ?? '')}: ${i.message}`).join('; '));
-      const config = parsed.data;
       writeJsonAtomic(join(o.out, 'config.json'), config);
       const json = Boolean(o.json);
       const bar = json ? null : new SingleBar({ format: '{bar} {percentage}% | step {value}/{total} | {msg} | loss {loss}', hideCursor: true }, Presets.shades_classic);
