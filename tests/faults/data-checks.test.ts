@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createCanvas } from '@napi-rs/canvas';
+import { type Canvas, createCanvas } from '@napi-rs/canvas';
 import { describe, expect, it } from 'vitest';
 import { decodeImage, embedImages, openImageEncoder } from '../../engine/image';
 import { buildVitOnnx, randomVitWeights } from '../../engine/models/onnx';
@@ -15,7 +15,7 @@ const home = mkdtempSync(join(tmpdir(), 'prh-data-checks-'));
 const cli = (...args: string[]) => spawnSync(process.execPath, [prh, ...args], { env: { ...process.env, PRH_HOME: home }, encoding: 'utf8' });
 
 // A 64 x 48 picture with detail (a gradient), so its PNG and JPEG are several KiB and a cut loses real data.
-function picture(): ReturnType<typeof createCanvas> {
+function picture(): Canvas {
   const c = createCanvas(64, 48);
   const g = c.getContext('2d');
   for (let y = 0; y < 48; y++) for (let x = 0; x < 64; x++) {
