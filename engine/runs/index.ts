@@ -3,4 +3,4 @@
 export { RunStore, readMetricsFile } from './store';
 export { Scheduler, type SchedulerOptions } from './scheduler';
 export { Cancelled, type Job, type JobContext, type JobOutcome, type WorkerMessage } from './job';
-export { claim, heartbeat, ownerAlive, readOwner, release, type OwnerRecord } from './owner';
+export { claim, heartbeat, HEARTBEAT_MS, ownerAlive, readOwner, release, type OwnerRecord } from './owner';

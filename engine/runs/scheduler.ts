@@ -14,13 +14,15 @@ import type { RunStore } from './store';
 type Active = { child: ChildProcess; cancelRequested: boolean; outcome: WorkerMessage | null; stderr: string[]; killTimer?: NodeJS.Timeout };
 
 // worker: how to start a job's process (engine/worker's workerCommand(), or a stand-in in tests); it gets `<runDir> [--resume]`.
-export type SchedulerOptions = { worker: EntryCommand; concurrency?: number; killAfterMs?: number; progressWriteMs?: number };
+// heartbeatMs: how often owner.json of the runs this process owns is refreshed (default HEARTBEAT_MS).
+export type SchedulerOptions = { worker: EntryCommand; concurrency?: number; killAfterMs?: number; progressWriteMs?: number; heartbeatMs?: number };
 
 export class Scheduler extends EventEmitter<{ event: [RunEvent] }> {
   readonly concurrency: number;
   private readonly worker: EntryCommand;
   private readonly killAfterMs: number;
   private readonly progressWriteMs: number;
+  private readonly heartbeatMs: number;
   private readonly queue: { id: string; resume: boolean }[] = [];
   private readonly active = new Map<string, Active>();
   private readonly lastProgressWrite = new Map<string, number>();
@@ -33,6 +35,7 @@ export class Scheduler extends EventEmitter<{ event: [RunEvent] }> {
     this.worker = opts.worker;
     this.killAfterMs = opts.killAfterMs ?? 5000;
     this.progressWriteMs = opts.progressWriteMs ?? 250;
+    this.heartbeatMs = opts.heartbeatMs ?? HEARTBEAT_MS;
   }
 
   submit(id: string, resume = false): RunState {
@@ -175,7 +178,7 @@ export class Scheduler extends EventEmitter<{ event: [RunEvent] }> {
     this.owned.set(id, claim(this.store.dir(id)));
     this.beat ??= setInterval(() => {
       for (const [run, record] of this.owned) this.owned.set(run, heartbeat(this.store.dir(run), record));
-    }, HEARTBEAT_MS).unref();
+    }, this.heartbeatMs).unref();
   }
 
   private disown(id: string): void {

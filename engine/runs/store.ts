@@ -1,4 +1,5 @@
-// The run store: one folder per run, `runs/<id>/{config.json,status.json,metrics.jsonl,logs.txt,checkpoints/,artifacts/,report/}`.
+// The run store: one folder per run, `runs/<id>/{config.json,status.json,metrics.jsonl,logs.txt,checkpoints/,artifacts/,report/}`,
+// plus owner.json while a process has it queued or running (owner.ts).
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';

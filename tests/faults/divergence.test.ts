@@ -1,7 +1,7 @@
 // Divergence is reported honestly: `prh train` exits 3 when it diverges, an experiment scores a diverged arm at its
 // last good checkpoint and marks it in every table, and a loss that explodes without a NaN gets a warning.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -46,6 +46,7 @@ describe('prh train', () => {
     const summary = JSON.parse(readFileSync(join(home, 'lr1e6', 'train-summary.json'), 'utf8'));
     expect(summary).toMatchObject({ status: 'diverged', selected: null });
     expect(summary.message).toMatch(/^loss NaN/);
+    expect(existsSync(join(home, 'lr1e6', 'owner.json'))).toBe(false); // released at the end
   }, 60_000);
 
   it('warns when λ·SIGReg drowns the invariance term (--lamb 1e9), and still exits 0', () => {
