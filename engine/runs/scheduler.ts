@@ -39,10 +39,11 @@ export class Scheduler extends EventEmitter<{ event: [RunEvent] }> {
   }
 
   submit(id: string, resume = false): RunState {
-    const state = this.store.get(id);
+    let state = this.store.get(id);
     if (this.active.has(id) || this.queue.some((q) => q.id === id)) throw new InputError(`run ${id} is already ${state.status}`);
     const other = otherOwner(this.store.dir(id));
     if (other) throw new InputError(`run ${id} is ${state.status} under ${describeOwner(other)}: stop it there, or wait until it ends`);
+    if (resume) state = this.store.recoverRun(state); // left running by a process that died after this one started
     if (resume && !RESUMABLE.includes(state.status)) throw new InputError(`run ${id} is ${state.status}; only ${RESUMABLE.join('/')} runs can be resumed`);
     this.own(id);
     const next = this.setState(id, { status: 'queued', error: null, endedAt: null });

@@ -75,14 +75,14 @@ export class RunStore {
   // orphaned) become `interrupted` and can be resumed from their last checkpoint. A run another live process
   // owns (`prh serve`, an experiment in another terminal) is left alone.
   recover(): RunState[] {
-    const changed: RunState[] = [];
-    for (const s of this.list()) {
-      if ((s.status === 'running' || s.status === 'queued') && !otherOwner(this.dir(s.id))) {
-        changed.push(this.update(s.id, { status: 'interrupted', pid: null, endedAt: new Date().toISOString(),
-          error: s.status === 'running' ? 'the app stopped while this run was running; resume continues from its last checkpoint' : 'the app stopped before this run started' }));
-      }
-    }
-    return changed;
+    return this.list().flatMap((s) => (this.recoverRun(s) === s ? [] : [this.get(s.id)]));
+  }
+
+  // One run: `interrupted` if it is queued or running with no live owner, else unchanged (the same object).
+  recoverRun(s: RunState): RunState {
+    if ((s.status !== 'running' && s.status !== 'queued') || otherOwner(this.dir(s.id))) return s;
+    return this.update(s.id, { status: 'interrupted', pid: null, endedAt: new Date().toISOString(),
+      error: s.status === 'running' ? 'the process that ran this run stopped; resume continues from its last checkpoint' : 'the process that queued this run stopped before it started' });
   }
 }
 

@@ -117,6 +117,21 @@ describe('the scheduler as owner', () => {
   }, 30_000);
 });
 
+describe('a run whose owner died after this process started', () => {
+  it('resumes: the run is recovered as interrupted at the resume, not only at start-up', async () => {
+    const store = new RunStore(join(home, 'late-runs'));
+    const worker = { command: process.execPath, args: [join(import.meta.dirname, '..', 'runs', 'fixtures', 'fake-worker.mjs')], env: { FAKE_MODE: 'ok' } };
+    const scheduler = new Scheduler(store, { concurrency: 1, worker });
+    const { id } = store.create(RunConfig.parse({ kind: 'theory.prop3', version: 1, params: { worlds: 1 } }));
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
+    store.update(id, { status: 'running', pid: dead });
+    writeFileSync(join(store.dir(id), 'owner.json'), JSON.stringify({ host: hostname(), pid: dead, startTime: null, executor: 'local', claimedAt: new Date().toISOString(), heartbeatAt: new Date().toISOString() }));
+    scheduler.submit(id, true); // before: "run ... is running; only failed/cancelled/interrupted/diverged runs can be resumed"
+    await scheduler.idle();
+    expect(store.get(id).status).toBe('done');
+  });
+});
+
 describe('prh train on a folder another prh train is using', () => {
   it('is refused with exit 2, naming the owner', async () => {
     const data = writeTinyWorld(join(home, 'tiny'), { train: 64, val: 16, test: 16 });
