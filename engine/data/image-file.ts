@@ -3,6 +3,7 @@
 // picture, and a header claiming 100000 x 100000 px asks the decoder for 40 GB; both are caught here from the
 // first and last bytes, so `data inspect` can check every photo without decoding any.
 export const HEAD_BYTES = 65536; // a JPEG's frame header follows its EXIF/ICC segments, within the first 64 KiB in practice
+export const SHORT_HEAD_BYTES = 4096; // enough for every other format's header, and for most JPEGs'
 export const TAIL_BYTES = 64;
 export const MAX_PIXELS = 100_000_000; // 100 Mpx (400 MB as RGBA); a larger header is corrupt or hostile
 
@@ -29,6 +30,11 @@ function jpegSize(head: Buffer): [number, number] | null {
   }
   return null;
 }
+
+// Whether `head` (the first bytes of a file of `size` bytes) holds the header imageFileProblem reads: only a JPEG
+// with long EXIF/ICC segments needs more than SHORT_HEAD_BYTES.
+export const headIsEnough = (head: Buffer, size: number): boolean =>
+  head.length >= size || !(head[0] === 0xff && head[1] === 0xd8) || jpegSize(head) !== null;
 
 // head: the file's first HEAD_BYTES (or all of it); tail: its last TAIL_BYTES; size: its length in bytes.
 // Returns what is wrong, in words, or null for a file that looks whole.

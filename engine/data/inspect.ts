@@ -2,7 +2,7 @@
 import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { splitCounts, type Split } from '../../shared/dataset';
-import { HEAD_BYTES, imageFileProblem, TAIL_BYTES } from './image-file';
+import { HEAD_BYTES, headIsEnough, imageFileProblem, SHORT_HEAD_BYTES, TAIL_BYTES } from './image-file';
 import type { Format, OpenedDataset } from './open';
 
 export type Inspection = {
@@ -29,8 +29,8 @@ const MAX_PROBLEMS = 10;
 // Words, not punctuation: Flickr30k writes "grass ." and the world writes "left , a".
 export const words = (text: string): string[] => text.toLowerCase().match(/[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*/gu) ?? [];
 
-// Checks the first and last bytes only (signature, header size, format end): decoding every photo would cost
-// minutes on Flickr30k.
+// Checks the first (4 KiB, 64 KiB for a JPEG with long metadata) and last bytes only (signature, header size,
+// format end): decoding every photo would cost minutes on Flickr30k.
 function fileProblem(path: string): 'missing' | string | null {
   let fd: number;
   try {
@@ -40,8 +40,13 @@ function fileProblem(path: string): 'missing' | string | null {
   }
   try {
     const size = fstatSync(fd).size;
-    const head = Buffer.alloc(Math.min(HEAD_BYTES, size));
-    readSync(fd, head, 0, head.length, 0);
+    const read = (n: number) => {
+      const b = Buffer.alloc(Math.min(n, size));
+      readSync(fd, b, 0, b.length, 0);
+      return b;
+    };
+    let head = read(SHORT_HEAD_BYTES);
+    if (!headIsEnough(head, size)) head = read(HEAD_BYTES);
     const tail = Buffer.alloc(Math.min(TAIL_BYTES, size));
     readSync(fd, tail, 0, tail.length, size - tail.length);
     return imageFileProblem(head, tail, size);

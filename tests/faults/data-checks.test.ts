@@ -32,6 +32,18 @@ function hugeHeader(png: Buffer): Buffer {
   return b;
 }
 
+// A JPEG with 10 KB of metadata (an APP1 segment) before its frame header, whose size is set to 60000 x 60000.
+function hugeJpegAfterMetadata(jpeg: Buffer): Buffer {
+  const app1 = Buffer.alloc(4 + 10_000);
+  app1.writeUInt16BE(0xffe1, 0);
+  app1.writeUInt16BE(2 + 10_000, 2);
+  const b = Buffer.concat([jpeg.subarray(0, 2), app1, jpeg.subarray(2)]);
+  const sof = b.indexOf(Buffer.from([0xff, 0xc0]), 2 + app1.length);
+  b.writeUInt16BE(60000, sof + 5);
+  b.writeUInt16BE(60000, sof + 7);
+  return b;
+}
+
 function dataset(name: string, images: unknown[], files: Record<string, Buffer> = {}): string {
   const dir = join(home, name);
   mkdirSync(join(dir, 'images'), { recursive: true });
@@ -49,6 +61,7 @@ describe('image files', () => {
     'cut.png': png.subarray(0, Math.floor(png.length * 0.6)),
     'cut.jpg': jpeg.subarray(0, Math.floor(jpeg.length * 0.6)),
     'huge.png': hugeHeader(png),
+    'huge.jpg': hugeJpegAfterMetadata(jpeg),
   };
   const dir = dataset('files', Object.keys(files).map((f, i) => image(`im${i}`, f)), files);
 
@@ -62,11 +75,12 @@ describe('image files', () => {
     const r = cli('data', 'inspect', dir, '--json');
     expect(r.status).toBe(0);
     const f = JSON.parse(r.stdout).files;
-    expect(f).toMatchObject({ listed: 5, missing: 0, unreadable: 3 }); // before: 0 unreadable
+    expect(f).toMatchObject({ listed: 6, missing: 0, unreadable: 4 }); // before: 0 unreadable
     expect(f.problems).toEqual([
       expect.stringMatching(/^cut\.png: not a readable image \(truncated PNG \(\d+ bytes; the file ends before its format does\)\)$/),
       expect.stringMatching(/^cut\.jpg: not a readable image \(truncated JPEG/),
       'huge.png: not a readable image (PNG header says 100000 x 100000 px, over the 100 Mpx limit (corrupt, or too big to decode))',
+      'huge.jpg: not a readable image (JPEG header says 60000 x 60000 px, over the 100 Mpx limit (corrupt, or too big to decode))',
     ]);
   });
 
@@ -82,7 +96,7 @@ describe('image files', () => {
     const res = await embedImages(enc, refs, { onBadImage: 'skip' });
     await enc.release();
     expect(res.ids).toEqual(['ok.png', 'ok.jpg']); // before: cut.png embedded too
-    expect(res.skipped.map((s) => s.id)).toEqual(['cut.png', 'cut.jpg', 'huge.png']);
+    expect(res.skipped.map((s) => s.id)).toEqual(['cut.png', 'cut.jpg', 'huge.png', 'huge.jpg']);
   });
 });
 
