@@ -68,6 +68,7 @@ const est = (i: Interval | null): Estimate | null => (i ? { value: i.estimate, l
 
 export function armsTable(rows: (ArmResult & { experiment?: string })[], id = 'arms', title = 'Arms on the test pairs (95% paired-bootstrap CIs)'): TableSpec {
   const multi = rows.some((r) => r.experiment);
+  const diverged = rows.some((r) => r.diverged);
   return {
     id, title,
     columns: [
@@ -76,13 +77,16 @@ export function armsTable(rows: (ArmResult & { experiment?: string })[], id = 'a
       { key: 'r1', label: 'R@1', format: 'ci' as const }, { key: 'r5', label: 'R@5', format: 'ci' as const }, { key: 'r10', label: 'R@10', format: 'ci' as const },
       { key: 't2iR1', label: 'Text→image R@1', format: 'ci' as const }, { key: 'mknn', label: 'Mutual k-NN', format: 'ci' as const },
       { key: 'fitR1', label: 'Fit R@1', format: 'fixed3' as const }, { key: 'random', label: 'Random map', format: 'fixed3' as const }, { key: 'shuffled', label: 'Shuffled pairs', format: 'fixed3' as const },
+      ...(diverged ? [{ key: 'status', label: 'Status' }] : []),
     ],
     rows: rows.map((a) => ({
       ...(multi ? { experiment: a.experiment ?? '' } : {}),
       arm: a.arm, seed: a.seed, epoch: a.epoch, r1: est(a.r1), r5: est(a.r5), r10: est(a.r10), t2iR1: est(a.t2iR1), mknn: est(a.mknn),
       fitR1: a.fitR1, random: a.controls.random, shuffled: a.controls.shuffled,
+      ...(diverged ? { status: a.diverged ? `diverged: scored at epoch ${a.epoch}, its last good checkpoint` : 'done' } : {}),
     })),
-    notes: 'Fit R@1: the fit pairs scored among themselves (the overfitting gap). Random map / shuffled pairs: controls that should sit at chance.',
+    notes: 'Fit R@1: the fit pairs scored among themselves (the overfitting gap). Random map / shuffled pairs: controls that should sit at chance.'
+      + (diverged ? ' Status: an arm that diverged (NaN/Inf) is scored at its last good checkpoint, not where training was meant to end.' : ''),
   };
 }
 
@@ -204,9 +208,11 @@ export const ceilingTable = (r: ExperimentResult, id = 'image-ceiling'): TableSp
 });
 
 // Everything the report of a finished experiment holds.
+const withWarnings = (t: TableSpec, warnings: string[]): TableSpec => (warnings.length ? { ...t, notes: `${t.notes ?? ''} Warnings: ${warnings.join('; ')}.`.trim() } : t);
+
 export function experimentReport(r: ExperimentResult, records: readonly MetricRecord[]): { figures: FigureSpec[]; tables: TableSpec[] } {
   return {
     figures: [...experimentCurves(records), armBars([{ label: 'this experiment', arms: r.arms }], 'r1', 'bars-r1', r.chance.r1), armBars([{ label: 'this experiment', arms: r.arms }], 'mknn', 'bars-mknn', r.chance.mknn), sweepFigure(r), rankFigure(r)],
-    tables: [protocolTable(r), armsTable(r.arms), differencesTable(r), spreadTable(r), sweepTable(r), ...(r.ceiling ? [ceilingTable(r)] : [])],
+    tables: [protocolTable(r), withWarnings(armsTable(r.arms), r.warnings ?? []), differencesTable(r), spreadTable(r), sweepTable(r), ...(r.ceiling ? [ceilingTable(r)] : [])],
   };
 }

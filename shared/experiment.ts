@@ -86,6 +86,7 @@ export type ArmResult = {
   seed: number;
   runId: string; // the arm's train run, under arms/
   epoch: number; // the checkpoint scored (by the train config's selection policy; never test)
+  diverged?: string; // set when the arm diverged (NaN/Inf): why; `epoch` is then its last good checkpoint's
   r1: Interval; r5: Interval; r10: Interval; t2iR1: Interval;
   mknn: Interval | null; // null when degenerate (zero-variance features)
   fitR1: number; // R@1 of the fit pairs among themselves: the overfitting gap
@@ -107,4 +108,5 @@ export type ExperimentResult = {
   // scene's facts; the most any text encoder could reach through this image encoder. null for real photos.
   ceiling: { r1: number; mknn: number | null; concepts: number; dim: number } | null;
   seconds: number;
+  warnings?: string[]; // why some scores may not mean much (an under-determined map, empty embeddings); absent in older results
 };

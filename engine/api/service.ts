@@ -8,6 +8,7 @@ import { RunStore, Scheduler } from '../runs';
 import { explore, prop2Demo, thm1Demo } from '../theory';
 import { workerCommand } from '../worker';
 import { rmSync } from 'node:fs';
+import { ZodError } from 'zod';
 import { dirname } from 'node:path';
 import { InputError } from '../errors';
 import { issuesText } from '../../shared/issues';
@@ -48,7 +49,13 @@ export class Service implements Api {
     const check = ApiParams[m].safeParse(params ?? {});
     if (!check.success) throw new InputError(`${m}: ${issuesText(check.error)}`);
     const parsed = check.data;
-    return (this[m] as (p: unknown) => Promise<unknown>).call(this, parsed);
+    try {
+      return await (this[m] as (p: unknown) => Promise<unknown>).call(this, parsed);
+    } catch (err) {
+      // A file on disk that fails its schema (status.json, config.json, a lab task's input): in words, not zod's JSON.
+      if (err instanceof ZodError) throw new InputError(`${m}: ${issuesText(err)}`);
+      throw err;
+    }
   }
 
   async version(): Promise<ApiResults['version']> {

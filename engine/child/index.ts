@@ -4,6 +4,8 @@ import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process'
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ZodError } from 'zod';
+import { issuesText } from '../../shared/issues';
 import { InputError } from '../errors';
 
 export type EntryCommand = { command: string; args: string[]; env: NodeJS.ProcessEnv };
@@ -57,7 +59,8 @@ export async function answerParent<T>(handle: (input: T) => Promise<unknown>): P
   try {
     reply = { ok: true, result: await handle(JSON.parse(Buffer.concat(chunks).toString('utf8')) as T) };
   } catch (err) {
-    reply = { ok: false, error: (err as Error).message, input: err instanceof InputError };
+    const zod = err instanceof ZodError;
+    reply = { ok: false, error: zod ? issuesText(err) : (err as Error).message, input: zod || err instanceof InputError };
   }
   process.stdout.write(JSON.stringify(reply) + '\n', () => process.exit(0));
 }

@@ -7,11 +7,11 @@ import { type EmbeddingFile, readEmbeddings } from '../embeddings';
 import { InputError } from '../errors';
 import { colMeans, subRow, takeRows } from '../linalg';
 import { WEIGHTS, PHI, sliceDirections, slicedEppsPulley } from '../metrics';
-import { printTable } from './output';
+import { parseFlags, printTable } from './output';
 
 const num = (v: string) => Number(v);
 const collect = (v: string, prev: string[] = []) => [...prev, v];
-const Int = (what: string) => z.number({ error: `${what} must be a number` }).int(`${what} must be an integer`);
+const Int = () => z.number({ error: (iss) => (iss.code === 'invalid_type' ? 'expected a number' : undefined) }).int('expected a whole number');
 
 // Image and text rows pair by index; when both files carry id sidecars they must agree row by row.
 function checkIds(image: EmbeddingFile, text: EmbeddingFile): void {
@@ -33,20 +33,20 @@ const AlignCli = z.object({
   fit: z.string(),
   test: z.string(),
   map: z.enum(MapKind),
-  bootstrap: Int('--bootstrap').positive(),
-  seed: Int('--seed'),
-  k: Int('--k').positive(),
+  bootstrap: Int().positive(),
+  seed: Int(),
+  k: Int().positive(),
   perQuery: z.boolean().default(false),
   json: z.boolean().default(false),
 });
 
 const SweepCli = AlignCli.pick({ image: true, fit: true, test: true, map: true, seed: true, json: true }).extend({
   text: z.string(),
-  counts: z.array(Int('--counts').min(2)).min(1),
-  repeats: Int('--repeats').positive(),
+  counts: z.array(Int().min(2)).min(1),
+  repeats: Int().positive(),
 });
 
-const GaussCli = z.object({ file: z.string(), slices: Int('--slices').positive(), seed: Int('--seed'), json: z.boolean().default(false) });
+const GaussCli = z.object({ file: z.string(), slices: Int().positive(), seed: Int(), json: z.boolean().default(false) });
 
 export function registerAlign(program: Command): void {
   program
@@ -63,7 +63,7 @@ export function registerAlign(program: Command): void {
     .option('--per-query', 'JSON: include per-query ranks and hits')
     .option('--json', 'print one JSON document')
     .action(async (raw) => {
-      const o = AlignCli.parse(raw);
+      const o = parseFlags(AlignCli, raw);
       const image = readEmbeddings(o.image);
       const texts = o.text.map((t) => readEmbeddings(t));
       texts.forEach((t) => checkIds(image, t));
@@ -96,6 +96,7 @@ export function registerAlign(program: Command): void {
         'fit resid.': a.map.fitRelativeResidual.toFixed(3),
       })));
       console.log(`chance: R@1 ${a0.chance.r1.toPrecision(3)}, R@5 ${a0.chance.r5.toPrecision(3)}, mkNN ${a0.chance.mknn.toPrecision(3)}`);
+      for (const w of new Set(res.arms.flatMap((a) => a.warnings.map((x) => (x.startsWith('the map') ? x : `${a.name}: ${x}`))))) console.log(`warning: ${w}`);
       if (res.arms.length > 1) {
         console.log('\ndifferences (row arm minus column arm), paired bootstrap:');
         printTable(b['imageToText.r1']!.differences.map((d, i) => ({
@@ -121,7 +122,7 @@ export function registerAlign(program: Command): void {
     .option('--seed <s>', 'seed for the subsets', num, 0)
     .option('--json', 'print one JSON document')
     .action(async (raw) => {
-      const o = SweepCli.parse({ ...raw, counts: String(raw.counts).split(',').map((s: string) => Number(s.trim())) });
+      const o = parseFlags(SweepCli, { ...raw, counts: String(raw.counts).split(',').map((s: string) => Number(s.trim())) });
       const image = readEmbeddings(o.image);
       const text = readEmbeddings(o.text);
       checkIds(image, text);
@@ -149,7 +150,7 @@ export function registerAlign(program: Command): void {
     .option('--seed <s>', 'seed of the directions', num, 0)
     .option('--json', 'print one JSON document')
     .action(async (file: string, raw) => {
-      const o = GaussCli.parse({ ...raw, file });
+      const o = parseFlags(GaussCli, { ...raw, file });
       const { emb } = readEmbeddings(o.file);
       const x = takeRows(emb, Int32Array.from({ length: emb.rows }, (_, i) => i));
       const dirs = sliceDirections(emb.dim, o.slices, o.seed);

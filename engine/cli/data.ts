@@ -9,7 +9,7 @@ import {
   importDataset, openDataset, PRESET_NAMES, previewWorld, type GalleryItem, type WorldOptions,
 } from '../data';
 import { InputError } from '../errors';
-import { printTable } from './output';
+import { parseFlags, printTable } from './output';
 
 const int = z.coerce.number().int().nonnegative();
 // Raw CLI strings -> world options; zod names the flag that is wrong.
@@ -33,9 +33,7 @@ const count = (flag: string, v: string | undefined, fallback: number): number =>
 };
 
 function worldOptions(flags: unknown): WorldOptions {
-  const r = WorldFlags.safeParse(flags);
-  if (!r.success) throw new InputError(r.error.issues.map((i) => `--${String(i.path[0] ?? '')}: ${i.message}`).join('; '));
-  const f = r.data;
+  const f = parseFlags(WorldFlags, flags);
   return {
     seed: f.seed,
     preset: f.preset as WorldOptions['preset'],

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { Split } from '../../shared/dataset';
 import { Device, ImageSpec, defaultCacheDir, Pool, Preset, embedCached, listImages, openImageEncoder, specOverrides, writeImageEmbeddings } from '../image';
 import { Cancelled } from '../runs/job';
-import { EXIT, printTable } from './output';
+import { EXIT, parseFlags, printTable } from './output';
 
 
 const Rgb = z
@@ -70,7 +70,7 @@ export function registerImage(program: Command, setExit: (code: number) => void 
     .option('--no-cache-dir', 'do not read or write the cache')
     .option('--json', 'print one JSON document')
     .action(async (raw: Record<string, unknown>) => {
-      const o = EmbedFlags.parse(raw);
+      const o = parseFlags(EmbedFlags, raw);
       const overrides = specOverrides(o);
       const images = listImages(o.data, o.split, o.images);
       const enc = await openImageEncoder(o.model, {
@@ -80,6 +80,7 @@ export function registerImage(program: Command, setExit: (code: number) => void 
         threads: o.threads,
         log: (m) => console.error(m),
       });
+      if (enc.fixedBatch !== null && enc.fixedBatch !== o.batch) console.error(`${o.model}: the model takes exactly ${enc.fixedBatch} image(s) per call; embedding ${enc.fixedBatch} at a time`);
       const bar = !o.json && process.stderr.isTTY ? new SingleBar({ format: 'embed [{bar}] {value}/{total} images {eta}s', stream: process.stderr }, Presets.shades_classic) : null;
       bar?.start(images.length, 0);
       const abort = new AbortController();

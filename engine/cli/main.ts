@@ -24,7 +24,7 @@ registerRuns(program, (c) => (exitCode = c));
 registerTheory(program, (c) => (exitCode = c));
 registerData(program);
 registerWorldEncoder(program); // adds `world build-encoder` to the `world` group
-registerTrain(program);
+registerTrain(program, (c) => (exitCode = c));
 registerAlign(program);
 registerImage(program, (c) => (exitCode = c));
 registerExperiment(program, (c) => (exitCode = c));

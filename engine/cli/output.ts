@@ -1,5 +1,6 @@
 // How every command talks: one JSON document with --json, aligned tables otherwise; exit codes that mean something.
-import { ZodError } from 'zod';
+import { ZodError, type z } from 'zod';
+import { issuePath, issueText } from '../../shared/issues';
 import { DiskFullError, InputError } from '../errors';
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, diverged: 3, cancelled: 130 } as const;
@@ -25,10 +26,18 @@ export function reportError(err: unknown, json: boolean): number {
     return EXIT.failed;
   }
   const user = err instanceof InputError || err instanceof ZodError;
-  const message = err instanceof ZodError ? err.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('\n') : err instanceof Error ? err.message : String(err);
+  const message = err instanceof ZodError ? err.issues.map((i) => `${issuePath(i) || 'input'}: ${issueText(i)}`).join('\n') : err instanceof Error ? err.message : String(err);
   if (json) console.log(JSON.stringify({ error: message }));
   else console.error(user ? `error: ${message}` : err instanceof Error ? err.stack : message);
   return user ? EXIT.usage : EXIT.failed;
+}
+
+// Command-line flags checked against a schema: each issue names its flag as typed (`--lamb-eff: must be more than 0`).
+export const flagName = (key: PropertyKey | undefined): string => `--${String(key ?? '').replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+export function parseFlags<S extends z.ZodType>(schema: S, raw: unknown): z.infer<S> {
+  const r = schema.safeParse(raw);
+  if (!r.success) throw new InputError(r.error.issues.map((i) => `${flagName(i.path[0])}: ${issueText(i)}`).join('; '));
+  return r.data;
 }
 
 // A numeric option value, or an InputError naming the flag.

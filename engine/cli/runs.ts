@@ -42,9 +42,10 @@ export async function runAndWait(service: Service, config: RunConfigInput, json:
   bar?.stop();
   const state = service.store.get(started.id);
   if (!json) console.error(`run ${state.id}: ${state.status} (${service.store.dir(state.id)})`);
-  const code = state.status === 'done' ? EXIT.ok : state.status === 'diverged' ? EXIT.diverged : state.status === 'cancelled' ? EXIT.cancelled : EXIT.failed;
-  return { state, code };
+  return { state, code: exitFor(state) };
 }
+
+const exitFor = (s: RunState): number => (s.status === 'done' ? EXIT.ok : s.status === 'diverged' ? EXIT.diverged : s.status === 'cancelled' ? EXIT.cancelled : EXIT.failed);
 
 export function registerRuns(program: Command, setExit: (code: number) => void): void {
   program
@@ -97,6 +98,6 @@ export function registerRuns(program: Command, setExit: (code: number) => void):
       const state = service.store.get(id);
       if (o.json) console.log(JSON.stringify(state));
       else printTable([summary(state)]);
-      setExit(state.status === 'done' ? EXIT.ok : EXIT.failed);
+      setExit(exitFor(state));
     });
 }

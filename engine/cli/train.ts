@@ -1,13 +1,13 @@
 // `prh train`: one training run (an arm on a dataset) into a run folder, with a progress bar and a line per epoch.
-import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { SingleBar, Presets } from 'cli-progress';
 import type { Command } from 'commander';
 import { ARMS, PRESET_NAMES, TrainConfig } from '../../shared/train';
 import { writeJsonAtomic } from '../atomic';
 import { InputError } from '../errors';
+import { claim, heartbeat, HEARTBEAT_MS, release } from '../runs';
 import { BACKENDS, train } from '../train';
-import { numberOption } from './output';
+import { EXIT, numberOption, parseFlags } from './output';
 
 const num = numberOption;
 
@@ -27,10 +27,12 @@ export const addTrainingOptions = (c: Command): Command =>
     .option('--select <policy>', 'checkpoint scored: last | val-loss (never test)')
     .option('--backend <name>', BACKENDS.join(' | '))
     .option('--vocab-size <n>', 'vocabulary of the trained WordPiece (default: chosen from the training captions)', num('vocab-size'));
-export const trainingSettings = (o: Record<string, unknown>): Record<string, unknown> =>
-  Object.fromEntries(TRAIN_FLAGS.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]));
+export function trainingSettings(o: Record<string, unknown>): Record<string, unknown> {
+  if (o.lamb !== undefined && o.lambEff !== undefined) throw new InputError('--lamb and --lamb-eff: give one, not both (λ_eff = λ·N·world_size)');
+  return Object.fromEntries(TRAIN_FLAGS.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]));
+}
 
-export function registerTrain(program: Command): void {
+export function registerTrain(program: Command, setExit: (code: number) => void): void {
   addTrainingOptions(program
     .command('train'))
     .description('train a text encoder arm (good/bad views LeJEPA, NTP, pair-NTP) and write checkpoints + embeddings per epoch')
@@ -44,39 +46,54 @@ export function registerTrain(program: Command): void {
     .option('--resume', 'continue from the last checkpoint in --out')
     .option('--json', 'print one JSON document')
     .action(async (o) => {
-      const parsed = TrainConfig.safeParse({
+      const config = parseFlags(TrainConfig, {
         kind: 'train', version: 1, data: resolve(o.data), images: o.images && resolve(o.images), split: o.splitSeed === undefined ? undefined : { seed: o.splitSeed },
         arm: o.arm, ...trainingSettings(o), tokenizer: o.tokenizer, seed: o.seed,
       });
-      if (!parsed.success) throw new InputError(parsed.error.issues.map((i) => `--${String(i.path[0] ?? '')}: ${i.message}`).join('; '));
-      const config = parsed.data;
-      writeJsonAtomic(join(o.out, 'config.json'), config);
-      const json = Boolean(o.json);
-      const bar = json ? null : new SingleBar({ format: '{bar} {percentage}% | step {value}/{total} | {msg} | loss {loss}', hideCursor: true }, Presets.shades_classic);
-      let started = false, lastLoss = '-';
-      const say = (t: string) => {
-        if (json) return;
-        if (bar && started) bar.stop();
-        console.log(t);
-        started = false;
-      };
-      const out = await train(config, o.out, {
-        log: say,
-        onStep: (_s, v) => (lastLoss = v.loss.toFixed(4)),
-        progress: (d, t, msg) => {
-          if (!bar) return;
-          if (!started) {
-            bar.start(t, d, { msg, loss: lastLoss });
-            started = true;
-          }
-          bar.update(d, { msg, loss: lastLoss });
-        },
-      }, Boolean(o.resume));
-      if (bar && started) bar.stop();
-      const summary = { status: out.status, arm: config.arm, ...out.setup.lambda, backend: out.setup.backend, epochs: out.epochs, ...(out.status === 'done' ? { selected: out.selected } : {}), ...(out.status === 'diverged' ? { message: out.message } : {}) };
-      writeJsonAtomic(join(o.out, 'train-summary.json'), summary);
-      if (json) console.log(JSON.stringify(summary));
-      else console.log(`${out.status}: ${out.epochs.length} epoch(s)${out.status === 'done' && out.selected ? `, selected epoch ${out.selected.epoch} (${config.select})` : ''}; λ=${out.setup.lambda.lamb.toPrecision(4)} λ_eff=${out.setup.lambda.lambEff.toPrecision(4)}`);
-      if (out.status !== 'done') process.exitCode = 1;
+      // The folder is this process's while it trains: a second `prh train --out` on it is refused, not run twice.
+      let owner = claim(o.out);
+      const beat = setInterval(() => (owner = heartbeat(o.out, owner)), HEARTBEAT_MS).unref();
+      try {
+        await trainInto(o, config, setExit);
+      } finally {
+        clearInterval(beat);
+        release(o.out);
+      }
     });
+}
+
+// One training into the folder this process owns, with a progress bar (or one JSON document) and its exit code.
+async function trainInto(o: { out: string; json?: boolean; resume?: boolean }, config: TrainConfig, setExit: (code: number) => void): Promise<void> {
+  writeJsonAtomic(join(o.out, 'config.json'), config);
+  const json = Boolean(o.json);
+  const bar = json ? null : new SingleBar({ format: '{bar} {percentage}% | step {value}/{total} | {msg} | loss {loss}', hideCursor: true }, Presets.shades_classic);
+  let started = false, lastLoss = '-';
+  const say = (t: string) => {
+    if (json) return;
+    if (bar && started) bar.stop();
+    console.log(t);
+    started = false;
+  };
+  const out = await train(config, o.out, {
+    log: say,
+    warn: (t) => say(`warning: ${t}`),
+    onStep: (_s, v) => (lastLoss = v.loss.toFixed(4)),
+    progress: (d, t, msg) => {
+      if (!bar) return;
+      if (!started) {
+        bar.start(t, d, { msg, loss: lastLoss });
+        started = true;
+      }
+      bar.update(d, { msg, loss: lastLoss });
+    },
+  }, Boolean(o.resume));
+  if (bar && started) bar.stop();
+  const summary = { status: out.status, arm: config.arm, ...out.setup.lambda, backend: out.setup.backend, epochs: out.epochs, ...(out.status !== 'cancelled' ? { selected: out.selected, warnings: out.warnings } : {}), ...(out.status === 'diverged' ? { message: out.message } : {}) };
+  writeJsonAtomic(join(o.out, 'train-summary.json'), summary);
+  if (json) console.log(JSON.stringify(summary));
+  else {
+    const kept = out.status === 'diverged' ? (out.selected ? `, last good checkpoint: epoch ${out.selected.epoch}` : ', no good checkpoint') : '';
+    console.log(`${out.status}: ${out.epochs.length} epoch(s)${out.status === 'done' && out.selected ? `, selected epoch ${out.selected.epoch} (${config.select})` : ''}${kept}; λ=${out.setup.lambda.lamb.toPrecision(4)} λ_eff=${out.setup.lambda.lambEff.toPrecision(4)}`);
+  }
+  setExit(out.status === 'done' ? EXIT.ok : out.status === 'diverged' ? EXIT.diverged : EXIT.cancelled);
 }

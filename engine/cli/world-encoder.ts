@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { InputError } from '../errors';
 import { WORLD_ENCODER_RECIPE, type WorldEncoderManifest, buildWorldEncoder, probeWorldEncoder, readWorldEncoderManifest } from '../image';
-import { printTable } from './output';
+import { parseFlags, printTable } from './output';
 
 const Flags = z.object({
   out: z.string().regex(/\.onnx$/, 'expected a path ending in .onnx'),
@@ -30,9 +30,7 @@ export function registerWorldEncoder(program: Command): void {
     .option('--probe-world <dir>', 'held-out world folder for the probes (default: world seed 0, 3000/1000/1000, generated)')
     .option('--json', 'print one JSON document')
     .action(async (raw: unknown) => {
-      const r = Flags.safeParse(raw);
-      if (!r.success) throw new InputError(r.error.issues.map((i) => `--${String(i.path[0] ?? '')}: ${i.message}`).join('; '));
-      const o = r.data;
+      const o = parseFlags(Flags, raw);
       const shipped = o.check ? readWorldEncoderManifest(manifestPath(o.out)) : null;
       const steps = WORLD_ENCODER_RECIPE.jepa.steps;
       const bar = !o.json && process.stderr.isTTY ? new SingleBar({ format: 'world encoder [{bar}] {value}/{total} steps  loss {loss}', hideCursor: true }, Presets.shades_classic) : null;

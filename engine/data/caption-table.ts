@@ -7,12 +7,12 @@ import { parse } from 'csv-parse/sync';
 import { z } from 'zod';
 import { Split, type Dataset } from '../../shared/dataset';
 import { InputError } from '../errors';
-import { parseJson, readText } from '../json-file';
+import { parseJson, readText, type Warn } from '../json-file';
 import { groupRows, type CaptionRow } from './caption-rows';
 import { seededSplit, type SplitOptions } from './split';
 import { applySplitLists, hasSplitLists } from './split-lists';
 
-export type TableOptions = { evalCaption?: number; split?: SplitOptions };
+export type TableOptions = { evalCaption?: number; split?: SplitOptions; warn?: Warn }; // warn: hears lines that are not UTF-8
 
 const IMAGE_COLUMNS = ['image', 'image_name', 'filename', 'file_name', 'file'];
 const CAPTION_COLUMNS = ['caption', 'comment', 'text', 'sentence'];
@@ -77,8 +77,8 @@ function jsonlRows(file: string, text: string): CaptionRow[] {
   });
 }
 
-export function readCaptionTable(file: string, { evalCaption = 0, split: splitOptions }: TableOptions = {}): Dataset {
-  const text = readText(file);
+export function readCaptionTable(file: string, { evalCaption = 0, split: splitOptions, warn }: TableOptions = {}): Dataset {
+  const text = readText(file, warn);
   const rows = /\.jsonl$/i.test(file) ? jsonlRows(file, text) : csvRows(file, text);
   const images = groupRows(file, rows, evalCaption);
   const given = rows.filter((r) => r.split).length;

@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import { z } from 'zod';
 import type { Dataset, DatasetImage, Split } from '../../shared/dataset';
 import { InputError } from '../errors';
-import { readJson } from '../json-file';
+import { readJson, type Warn } from '../json-file';
 import { seededSplit, type SplitOptions } from './split';
 
 const CocoCaptions = z.object({
@@ -12,12 +12,13 @@ const CocoCaptions = z.object({
 });
 
 // COCO caption files are one split: all images get `split` (default test; a caption pool), or, with `seeded`,
-// a seeded train/val/test split (split.ts) so an experiment can run on COCO captions + images.
-export type CocoOptions = { split?: Split; evalCaption?: number; seeded?: SplitOptions };
+// a seeded train/val/test split (split.ts) so an experiment can run on COCO captions + images. `warn` hears lines
+// that are not UTF-8.
+export type CocoOptions = { split?: Split; evalCaption?: number; seeded?: SplitOptions; warn?: Warn };
 
 /** Images without any caption are left out (counted in params.withoutCaptions). */
-export function readCoco(file: string, { split = 'test', evalCaption = 0, seeded }: CocoOptions = {}): Dataset {
-  const j = readJson(file, CocoCaptions);
+export function readCoco(file: string, { split = 'test', evalCaption = 0, seeded, warn }: CocoOptions = {}): Dataset {
+  const j = readJson(file, CocoCaptions, undefined, warn);
   const caps = new Map<number, { text: string }[]>(j.images.map((im) => [im.id, []]));
   j.annotations.forEach((a, i) => {
     const list = caps.get(a.image_id);

@@ -5,13 +5,14 @@ import { basename } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import type { Dataset } from '../../shared/dataset';
 import { InputError } from '../errors';
-import { readText } from '../json-file';
+import { readText, type Warn } from '../json-file';
 import { groupRows, type CaptionRow } from './caption-rows';
 import { seededSplit, type SplitOptions } from './split';
 
 export type Flickr30kOptions = {
   evalCaption?: number; // default 0
   split?: SplitOptions; // the files have no split: a seeded one is drawn (split.ts)
+  warn?: Warn; // hears lines that are not UTF-8
 };
 
 // csv-parse's typings do not model `info: true`, which wraps each record with its line number.
@@ -42,8 +43,8 @@ function csvRows(file: string, text: string): CaptionRow[] {
   });
 }
 
-export function readFlickr30k(file: string, { evalCaption = 0, split: splitOptions }: Flickr30kOptions = {}): Dataset {
-  const text = readText(file);
+export function readFlickr30k(file: string, { evalCaption = 0, split: splitOptions, warn }: Flickr30kOptions = {}): Dataset {
+  const text = readText(file, warn);
   const rows = file.endsWith('.csv') ? csvRows(file, text) : tokenRows(file, text);
   const images = groupRows(file, rows, evalCaption);
   const { split, params } = seededSplit(images.length, file, splitOptions);

@@ -3,14 +3,14 @@
 // (Kaggle's `captions.txt` is a plain caption table: caption-table.ts; Karpathy's dataset_flickr8k.json: karpathy.ts.)
 import { basename, dirname } from 'node:path';
 import type { Dataset } from '../../shared/dataset';
-import { readText } from '../json-file';
+import { readText, type Warn } from '../json-file';
 import { groupRows } from './caption-rows';
 import { tokenRows } from './flickr30k';
 import { seededSplit, type SplitOptions } from './split';
 import { applySplitLists, hasSplitLists } from './split-lists';
 
-export function readFlickr8k(file: string, { evalCaption = 0, split: splitOptions }: { evalCaption?: number; split?: SplitOptions } = {}): Dataset {
-  const all = groupRows(file, tokenRows(file, readText(file)), evalCaption);
+export function readFlickr8k(file: string, { evalCaption = 0, split: splitOptions, warn }: { evalCaption?: number; split?: SplitOptions; warn?: Warn } = {}): Dataset {
+  const all = groupRows(file, tokenRows(file, readText(file, warn)), evalCaption);
   const params = { file: basename(file), evalCaption };
   if (hasSplitLists(dirname(file))) {
     const listed = applySplitLists(dirname(file), all);

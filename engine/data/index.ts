@@ -5,6 +5,7 @@ export { readFlickr30k, type Flickr30kOptions } from './flickr30k';
 export { readFlickr8k } from './flickr8k';
 export { checkImageFiles } from './image-files';
 export { importDataset, type ImportOptions } from './import';
+export { HEAD_BYTES, imageFileProblem, MAX_PIXELS, TAIL_BYTES } from './image-file';
 export { formatInspection, inspectDataset, words, type Inspection } from './inspect';
 export { readKarpathy } from './karpathy';
 export { DATASET_FILE, IMAGES_DIR, isDatasetDir, readDataset, writeDataset } from './layout';

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Dataset } from '../../shared/dataset';
 import { writeFileAtomic } from '../atomic';
-import { readJson } from '../json-file';
+import { readJson, type Warn } from '../json-file';
 import { validateDataset } from './validate';
 
 export const DATASET_FILE = 'dataset.json';
@@ -11,9 +11,9 @@ export const IMAGES_DIR = 'images';
 
 export const isDatasetDir = (dir: string): boolean => existsSync(join(dir, DATASET_FILE));
 
-export function readDataset(dir: string): Dataset {
+export function readDataset(dir: string, warn?: Warn): Dataset {
   const file = join(dir, DATASET_FILE);
-  return validateDataset(readJson(file, Dataset), file);
+  return validateDataset(readJson(file, Dataset, undefined, warn), file);
 }
 
 /** Writes dataset.json with one image per line, so that line numbers and diffs point at images. */

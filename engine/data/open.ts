@@ -23,6 +23,7 @@ export type OpenedDataset = {
   path: string; // what was opened
   file: string; // the caption file read (the folder, for Multi30k)
   imagesDir: string; // where `file` paths resolve (may not exist: captions-only data)
+  warnings: string[]; // what was read but may not be what the file meant (bytes that are not UTF-8)
 };
 export type OpenOptions = {
   imagesDir?: string; // the image folder, when it is not beside the captions
@@ -102,16 +103,18 @@ function findImagesDir(base: string, format: Format, ds: Dataset, given?: string
 export function openDataset(path: string, { imagesDir, evalCaption, split }: OpenOptions = {}): OpenedDataset {
   if (!existsSync(path)) throw new InputError(`${path}: no such file or folder`);
   const { file, format } = statSync(path).isDirectory() ? dirEntry(path) : { file: path, format: fileFormat(path) };
-  const opts = { ...(evalCaption === undefined ? {} : { evalCaption }), ...(split ? { split } : {}) };
+  const warnings: string[] = [];
+  const warn = (m: string) => void warnings.push(m);
+  const opts = { ...(evalCaption === undefined ? {} : { evalCaption }), ...(split ? { split } : {}), warn };
   const dataset =
-    format === 'layout' ? readDataset(dirname(file))
+    format === 'layout' ? readDataset(dirname(file), opts.warn)
     : format === 'karpathy' ? readKarpathy(file, opts)
     : format === 'flickr30k' ? readFlickr30k(file, opts)
     : format === 'flickr8k' ? readFlickr8k(file, opts)
     : format === 'multi30k' ? readMulti30k(file, opts)
     : format === 'table' ? readCaptionTable(file, opts)
-    : readCoco(file, { evalCaption, seeded: split ?? {} });
+    : readCoco(file, { evalCaption, seeded: split ?? {}, warn });
   validateDataset(dataset, file);
   const base = format === 'multi30k' ? file : dirname(file);
-  return { dataset, format, path, file, imagesDir: findImagesDir(base, format, dataset, imagesDir) };
+  return { dataset, format, path, file, warnings, imagesDir: findImagesDir(base, format, dataset, imagesDir) };
 }

@@ -16,12 +16,18 @@ import { pairSplits, readSide, type Paired } from './pairs';
 
 const RANK_EDGES = [0, 1, 5, 10, 50, 100, 500, 1000]; // bins [e_i, e_i+1) of the true caption's rank; last bin open
 
-// The checkpoint an arm is scored at: its train config's policy (last, or lowest validation loss); never test.
-function selectedEpoch(store: RunStore, id: string): number {
-  const r = store.get(id).result as { selected?: { epoch: number } | null; epochs?: number } | null;
+// The checkpoint an arm is scored at: its train config's policy (last, or lowest validation loss); never test. A
+// diverged arm is scored at the checkpoint its policy picks among the good ones before the NaN.
+function selectedEpoch(store: RunStore, id: string, arm: string, seed: number): { epoch: number; diverged?: string } {
+  const s = store.get(id);
+  const r = s.result as { selected?: { epoch: number } | null; epochs?: number } | null;
   const epoch = r?.selected?.epoch ?? r?.epochs;
-  if (!epoch) throw new Error(`arm run ${id} has no scored checkpoint`);
-  return epoch;
+  if (s.status === 'diverged') {
+    if (!epoch) throw new Error(`arm ${arm} (seed ${seed}) diverged before its first checkpoint, so there is nothing to score: ${s.error}; lower --lr or λ, or set --clip`);
+    return { epoch, diverged: s.error ?? 'diverged' };
+  }
+  if (!epoch) throw new Error(`arm ${arm} (seed ${seed}, run ${id}) has no scored checkpoint`);
+  return { epoch };
 }
 
 function histogram(ranks: number[]): number[] {
@@ -41,15 +47,16 @@ export async function finalize(ctx: JobContext<ExperimentConfig>, c: ExperimentC
   const differences: ArmDifference[] = [];
   const sweep: SweepRow[] = [];
   const rankHistograms: ExperimentResult['rankHistograms'] = [];
+  const warnings = new Set<string>(); // the map's (same for every arm) once; an arm's own with its name
   let pairs: Paired | null = null;
 
   for (const seed of c.seeds) {
-    const paired = new Map<string, { id: string; epoch: number; p: Paired }>();
+    const paired = new Map<string, { id: string; epoch: number; diverged?: string; p: Paired }>();
     for (const arm of c.arms) {
       const id = children[childKey(arm, seed)];
-      const epoch = selectedEpoch(store, id);
+      const { epoch, diverged } = selectedEpoch(store, id, arm, seed);
       const emb = armLayout(store.dir(id)).embeddings(epoch);
-      paired.set(arm, { id, epoch, p: pairSplits(images, { val: readSide(emb.val), test: readSide(emb.test) }) });
+      paired.set(arm, { id, epoch, diverged, p: pairSplits(images, { val: readSide(emb.val), test: readSide(emb.test) }) });
     }
     const first = paired.values().next().value!.p;
     pairs ??= first;
@@ -57,12 +64,13 @@ export async function finalize(ctx: JobContext<ExperimentConfig>, c: ExperimentC
       arms: c.arms.map((arm) => ({ name: arm, image: paired.get(arm)!.p.image, text: paired.get(arm)!.p.text })),
       fit: first.fit, test: first.test, k: c.eval.k, resamples: c.eval.bootstrap, seed: c.eval.seed,
     });
+    for (const e of cmp.arms) for (const w of e.warnings) warnings.add(w.startsWith('the map') ? w : `${e.name} (seed ${seed}): ${w}`);
     const interval = (metric: keyof typeof cmp.bootstrap, arm: string) => {
       const i = cmp.bootstrap[metric]?.scores[arm];
       return i ? { estimate: i.estimate, lo: i.lo, hi: i.hi } : null;
     };
     for (const [n, arm] of c.arms.entries()) {
-      const { id, epoch, p } = paired.get(arm)!;
+      const { id, epoch, diverged, p } = paired.get(arm)!;
       ctx.progress(n, c.arms.length, `controls and pair sweep (${arm}, seed ${seed})`);
       const ctl = await controls({ image: p.image, text: p.text, fit: p.fit, test: p.test, k: c.eval.k, seed: c.eval.seed });
       const nFit = p.fit.end - p.fit.start;
@@ -71,7 +79,7 @@ export async function finalize(ctx: JobContext<ExperimentConfig>, c: ExperimentC
       for (const s of sw.summary) sweep.push({ arm, seed, n: s.n, testR1: s.test.imageToText.r1, fitR1: s.fit.imageToText.r1, sdTestR1: s.sdTestR1 });
       const full = sw.summary.find((s) => s.n === nFit)!;
       arms.push({
-        arm, seed, runId: id, epoch,
+        arm, seed, runId: id, epoch, ...(diverged ? { diverged } : {}),
         r1: interval('imageToText.r1', arm)!, r5: interval('imageToText.r5', arm)!, r10: interval('imageToText.r10', arm)!,
         t2iR1: interval('textToImage.r1', arm)!, mknn: interval('mknn', arm),
         fitR1: full.fit.imageToText.r1,
@@ -106,7 +114,9 @@ export async function finalize(ctx: JobContext<ExperimentConfig>, c: ExperimentC
     pairs: { fit: pairs!.fit.end, test: nTest, freeParameters: freeParameters(img.encoder.dim, pairs!.text.dim) },
     ceiling: await imageCeiling(dataset, images, pairs!.text.dim, c.eval.k, c.eval.seed),
     seconds: (Date.now() - t0) / 1000,
+    warnings: [...warnings],
   };
+  for (const w of warnings) ctx.log(w, 'warn');
   writeJsonAtomic(layout.result, result);
   const metrics = readMetricsFile(ctx.path('metrics.jsonl'));
   await writeReport(ctx.path('report'), {

@@ -50,8 +50,13 @@ export const experimentJob: Job<ExperimentConfig> = async (ctx) => {
   await trainArms(ctx, store, children, c.parallel ?? cpus().length);
   const states = Object.values(children).map((id) => store.get(id));
   const failed = states.filter((s) => s.status !== 'done' && s.status !== 'diverged');
-  if (failed.length) throw new Error(`arm(s) did not finish: ${failed.map((s) => `${s.name}: ${s.status}${s.error ? ` (${s.error.split('\n')[0]})` : ''}`).join('; ')}`);
-  for (const s of states.filter((s) => s.status === 'diverged')) ctx.log(`${s.name} diverged (${s.error}); scoring its last good checkpoint`, 'warn');
+  // An arm's error: its cause line(s), without a stack (that stays in the arm's logs.txt).
+  const cause = (e: string) => e.split('\n').filter((l) => l.trim() && !/^\s+at /.test(l) && !l.startsWith('(the worker')).slice(0, 3).join(' / ');
+  if (failed.length) throw new Error(`arm(s) did not finish: ${failed.map((s) => `${s.name}: ${s.status}${s.error ? ` (${cause(s.error)})` : ''}`).join('; ')}`);
+  for (const s of states.filter((s) => s.status === 'diverged')) {
+    const kept = (s.result as { selected?: { epoch: number } | null } | null)?.selected;
+    ctx.log(`${s.name} diverged (${s.error}); ${kept ? `scoring its last good checkpoint, epoch ${kept.epoch}` : 'it has no good checkpoint to score'}`, 'warn');
+  }
 
   ctx.progress(0, 1, 'comparing arms');
   const result = await finalize(ctx, c, dataset, side, store, children, t0);

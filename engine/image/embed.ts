@@ -22,8 +22,14 @@ export type ImageEmbeddings = { emb: Embeddings; ids: string[]; skipped: Skipped
 
 type Batch = { pixels: Float32Array; ids: string[]; skipped: SkippedImage[] };
 
+// A model output row with NaN or Inf: the model cannot embed that image (bad weights, overflow, a broken export).
+function nonFinite(out: { dim: number; data: Float32Array }, ids: string[]): string[] {
+  return ids.filter((_, r) => !out.data.subarray(r * out.dim, (r + 1) * out.dim).every(Number.isFinite));
+}
+
 export async function embedImages(enc: ImageEncoder, images: ImageRef[], opts: EmbedOptions = {}): Promise<ImageEmbeddings> {
-  const batchSize = opts.batchSize ?? 16;
+  // A model exported with a fixed batch runs only that many images per call; a short last batch is padded with zeros.
+  const batchSize = enc.fixedBatch ?? opts.batchSize ?? 16;
   if (!Number.isInteger(batchSize) || batchSize < 1) throw new InputError(`batch size must be a positive integer, got ${batchSize}`);
   if (images.length === 0) throw new InputError('no images to embed');
   const { size } = enc.spec;
@@ -61,7 +67,14 @@ export async function embedImages(enc: ImageEncoder, images: ImageRef[], opts: E
     }
     skipped.push(...cur.skipped);
     if (cur.ids.length) {
-      const out = await enc.encode(cur.pixels, cur.ids.length);
+      const n = enc.fixedBatch ?? cur.ids.length;
+      const pixels = n > cur.ids.length ? new Float32Array(n * per) : cur.pixels; // zeros past the real images
+      if (pixels !== cur.pixels) pixels.set(cur.pixels.subarray(0, cur.ids.length * per));
+      const full = await enc.encode(pixels, n);
+      const out = { dim: full.dim, data: full.data.subarray(0, cur.ids.length * full.dim) };
+      const bad = nonFinite(out, cur.ids);
+      if (bad.length)
+        throw new InputError(`${enc.source}: the model's output is NaN or infinite for ${bad.length} of ${cur.ids.length} images in this batch (${bad.slice(0, 8).join(', ')}${bad.length > 8 ? ', ...' : ''}); no embeddings were written`);
       dim = out.dim;
       parts.push(out.data.slice());
       ids.push(...cur.ids);

@@ -15,6 +15,7 @@ export type ImageEncoder = {
   modelSha256: string; // of the file's bytes
   spec: ImageSpec;
   device: 'cpu' | 'cuda';
+  fixedBatch: number | null; // the model's input takes exactly this many images per call (exported without a batch axis)
   // pixels: [n, 3, size, size] -> embeddings [n, dim]
   encode(pixels: Float32Array, n: number): Promise<{ dim: number; data: Float32Array }>;
   release(): Promise<void>;
@@ -72,18 +73,23 @@ export async function openImageEncoder(modelPath: string, opts: EncoderOptions =
     );
   }
   const { size } = spec;
+  const batchDim = info.inputs.find((i) => i.name === spec.input)?.dims?.[0];
+  const fixedBatch = typeof batchDim === 'number' && batchDim > 0 ? batchDim : null;
   return {
     source: modelPath,
     modelSha256,
     spec,
     device,
+    fixedBatch,
     async encode(pixels, n) {
       const x = new ort.Tensor('float32', pixels.subarray(0, n * 3 * size * size), [n, 3, size, size]);
       let res: ort.InferenceSession.ReturnType;
       try {
         res = await session.run({ [spec.input]: x }, [output]);
       } catch (err) {
-        throw new InputError(`${modelPath}: inference failed for input [${n}, 3, ${size}, ${size}]: ${(err as Error).message.split('\n')[0]}`);
+        // onnxruntime's message in full (it spans lines); a model exported for one image at a time is the common cause.
+        const ortText = (err as Error).message.split('\n').map((l) => l.trim()).filter(Boolean).join(' ');
+        throw new InputError(`${modelPath}: inference failed for input [${n}, 3, ${size}, ${size}]: ${ortText}${n > 1 ? '; if the model takes one image per call, --batch 1 runs it' : ''}`);
       }
       return pool(res[output], n, spec, modelPath);
     },

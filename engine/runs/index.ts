@@ -3,3 +3,4 @@
 export { RunStore, readMetricsFile, scanMetricsFile, cutTornTail, badLinesText, compactMetricsFile, metricKey, type MetricsScan } from './store';
 export { Scheduler, type SchedulerOptions } from './scheduler';
 export { Cancelled, type Job, type JobContext, type JobOutcome, type WorkerMessage } from './job';
+export { claim, heartbeat, HEARTBEAT_MS, ownerAlive, readOwner, release, type OwnerRecord } from './owner';

@@ -19,8 +19,9 @@ export type JobContext<C extends RunConfig = RunConfig> = {
   };
 };
 
-// A job either finishes with a JSON summary, or reports divergence (NaN/Inf) after keeping its last good checkpoint.
-export type JobOutcome = { status: 'done'; result: Record<string, unknown> } | { status: 'diverged'; message: string };
+// A job either finishes with a JSON summary, or reports divergence (NaN/Inf) after keeping its last good checkpoint
+// (with a summary of what it kept, when it has one).
+export type JobOutcome = { status: 'done'; result: Record<string, unknown> } | { status: 'diverged'; message: string; result?: Record<string, unknown> };
 export type Job<C extends RunConfig = RunConfig> = (ctx: JobContext<C>) => Promise<JobOutcome>;
 
 // Thrown (or returned through signal.reason) when a job stops because it was cancelled.
@@ -34,7 +35,9 @@ export const WorkerMessage = z.discriminatedUnion('type', [
   z.object({ type: z.literal('metric'), record: MetricRecord }),
   z.object({ type: z.literal('log'), level: z.enum(['info', 'warn', 'error']), text: z.string() }),
   z.object({ type: z.literal('done'), result: z.record(z.string(), z.unknown()) }),
-  z.object({ type: z.literal('diverged'), message: z.string() }),
+  z.object({ type: z.literal('diverged'), message: z.string(), result: z.record(z.string(), z.unknown()).optional() }),
   z.object({ type: z.literal('cancelled') }),
+  // The job threw: its message (the cause, for the run's error); the stack goes to stderr (logs.txt).
+  z.object({ type: z.literal('failed'), message: z.string() }),
 ]);
 export type WorkerMessage = z.infer<typeof WorkerMessage>;

@@ -8,21 +8,26 @@ import { RESUMABLE, type RunEvent, type RunState } from '../../shared/runs';
 import { spawnEntry, type EntryCommand } from '../child';
 import { DiskFullError, InputError } from '../errors';
 import { WorkerMessage } from './job';
+import { claim, describeOwner, heartbeat, HEARTBEAT_MS, otherOwner, release, type OwnerRecord } from './owner';
 import type { RunStore } from './store';
 
 type Active = { child: ChildProcess; cancelRequested: boolean; outcome: WorkerMessage | null; stderr: string[]; killTimer?: NodeJS.Timeout };
 
 // worker: how to start a job's process (engine/worker's workerCommand(), or a stand-in in tests); it gets `<runDir> [--resume]`.
-export type SchedulerOptions = { worker: EntryCommand; concurrency?: number; killAfterMs?: number; progressWriteMs?: number };
+// heartbeatMs: how often owner.json of the runs this process owns is refreshed (default HEARTBEAT_MS).
+export type SchedulerOptions = { worker: EntryCommand; concurrency?: number; killAfterMs?: number; progressWriteMs?: number; heartbeatMs?: number };
 
 export class Scheduler extends EventEmitter<{ event: [RunEvent] }> {
   readonly concurrency: number;
   private readonly worker: EntryCommand;
   private readonly killAfterMs: number;
   private readonly progressWriteMs: number;
+  private readonly heartbeatMs: number;
   private readonly queue: { id: string; resume: boolean }[] = [];
   private readonly active = new Map<string, Active>();
   private readonly lastProgressWrite = new Map<string, number>();
+  private readonly owned = new Map<string, OwnerRecord>(); // runs this process owns (queued or running): owner.json
+  private beat?: NodeJS.Timeout;
 
   constructor(private readonly store: RunStore, opts: SchedulerOptions) {
     super();
@@ -30,12 +35,17 @@ export class Scheduler extends EventEmitter<{ event: [RunEvent] }> {
     this.worker = opts.worker;
     this.killAfterMs = opts.killAfterMs ?? 5000;
     this.progressWriteMs = opts.progressWriteMs ?? 250;
+    this.heartbeatMs = opts.heartbeatMs ?? HEARTBEAT_MS;
   }
 
   submit(id: string, resume = false): RunState {
-    const state = this.store.get(id);
+    let state = this.store.get(id);
     if (this.active.has(id) || this.queue.some((q) => q.id === id)) throw new InputError(`run ${id} is already ${state.status}`);
+    const other = otherOwner(this.store.dir(id));
+    if (other) throw new InputError(`run ${id} is ${state.status} under ${describeOwner(other)}: stop it there, or wait until it ends`);
+    if (resume) state = this.store.recoverRun(state); // left running by a process that died after this one started
     if (resume && !RESUMABLE.includes(state.status)) throw new InputError(`run ${id} is ${state.status}; only ${RESUMABLE.join('/')} runs can be resumed`);
+    this.own(id);
     const next = this.setState(id, { status: 'queued', error: null, endedAt: null });
     this.queue.push({ id, resume });
     this.pump();
@@ -46,7 +56,9 @@ export class Scheduler extends EventEmitter<{ event: [RunEvent] }> {
     const queued = this.queue.findIndex((q) => q.id === id);
     if (queued >= 0) {
       this.queue.splice(queued, 1);
-      return this.setState(id, { status: 'cancelled', endedAt: new Date().toISOString() });
+      const state = this.setState(id, { status: 'cancelled', endedAt: new Date().toISOString() });
+      this.disown(id);
+      return state;
     }
     const run = this.active.get(id);
     if (!run) throw new InputError(`run ${id} is not running (${this.store.get(id).status})`);
@@ -76,7 +88,7 @@ export class Scheduler extends EventEmitter<{ event: [RunEvent] }> {
 
   // Stop every job (app quit): cancel gracefully, kill after the grace period.
   async shutdown(): Promise<void> {
-    this.queue.length = 0;
+    for (const { id } of this.queue.splice(0)) this.disown(id); // left queued: the next start-up marks them interrupted
     const waits = [...this.active.entries()].map(([id, run]) => {
       const exited = new Promise<void>((r) => run.child.once('exit', () => r()));
       this.cancel(id);
@@ -149,15 +161,34 @@ export class Scheduler extends EventEmitter<{ event: [RunEvent] }> {
     const o = run.outcome;
     const base = { pid: null, endedAt };
     if (o?.type === 'done' && code === 0) this.setState(id, { ...base, status: 'done', result: o.result, error: null });
-    else if (o?.type === 'diverged') this.setState(id, { ...base, status: 'diverged', error: o.message });
+    else if (o?.type === 'diverged') this.setState(id, { ...base, status: 'diverged', error: o.message, result: o.result ?? null });
     else if (run.cancelRequested) this.setState(id, { ...base, status: 'cancelled', error: null });
+    else if (o?.type === 'failed') this.setState(id, { ...base, status: 'failed', error: `${o.message}\n(the worker's stack is in ${this.store.dir(id)}/logs.txt)` });
     else {
       const how = signal ? `killed by ${signal}` : `exited with code ${code}`;
       const tail = run.stderr.slice(-20).join('\n');
       this.setState(id, { ...base, status: 'failed', error: `worker ${how}${tail ? `:\n${tail}` : ''}` });
     }
     this.log(id, `[${endedAt}] ended: ${this.store.get(id).status}`);
+    this.disown(id);
     this.pump();
+  }
+
+  // Claim owner.json for a run this process queues, and keep one heartbeat timer while it owns any run.
+  private own(id: string): void {
+    this.owned.set(id, claim(this.store.dir(id)));
+    this.beat ??= setInterval(() => {
+      for (const [run, record] of this.owned) this.owned.set(run, heartbeat(this.store.dir(run), record));
+    }, this.heartbeatMs).unref();
+  }
+
+  private disown(id: string): void {
+    if (!this.owned.delete(id)) return;
+    release(this.store.dir(id));
+    if (!this.owned.size) {
+      clearInterval(this.beat);
+      this.beat = undefined;
+    }
   }
 
   // On a full disk the new status cannot be saved: it is still announced (so idle() and the GUI see the run end),

@@ -1,10 +1,12 @@
-// The run store: one folder per run, `runs/<id>/{config.json,status.json,metrics.jsonl,logs.txt,checkpoints/,artifacts/,report/}`.
+// The run store: one folder per run, `runs/<id>/{config.json,status.json,metrics.jsonl,logs.txt,checkpoints/,artifacts/,report/}`,
+// plus owner.json while a process has it queued or running (owner.ts).
 import { closeSync, existsSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { appendLineSync, writeFileAtomic, writeJsonAtomic } from '../atomic';
 import { InputError } from '../errors';
 import { readJson } from '../json-file';
+import { otherOwner } from './owner';
 import { MetricRecord, RunConfig, RunState } from '../../shared/runs';
 
 const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -99,17 +101,18 @@ export class RunStore {
     appendLineSync(join(this.dir(id), 'logs.txt'), line);
   }
 
-  // At start-up: runs an earlier app left queued or running have no owner any more (workers exit when
-  // orphaned), so they become `interrupted` and can be resumed from their last checkpoint.
+  // At start-up: runs an earlier process left queued or running with no live owner (owner.json; workers exit when
+  // orphaned) become `interrupted` and can be resumed from their last checkpoint. A run another live process
+  // owns (`prh serve`, an experiment in another terminal) is left alone.
   recover(): RunState[] {
-    const changed: RunState[] = [];
-    for (const s of this.list()) {
-      if (s.status === 'running' || s.status === 'queued') {
-        changed.push(this.update(s.id, { status: 'interrupted', pid: null, endedAt: new Date().toISOString(),
-          error: s.status === 'running' ? 'the app stopped while this run was running; resume continues from its last checkpoint' : 'the app stopped before this run started' }));
-      }
-    }
-    return changed;
+    return this.list().flatMap((s) => (this.recoverRun(s) === s ? [] : [this.get(s.id)]));
+  }
+
+  // One run: `interrupted` if it is queued or running with no live owner, else unchanged (the same object).
+  recoverRun(s: RunState): RunState {
+    if ((s.status !== 'running' && s.status !== 'queued') || otherOwner(this.dir(s.id))) return s;
+    return this.update(s.id, { status: 'interrupted', pid: null, endedAt: new Date().toISOString(),
+      error: s.status === 'running' ? 'the process that ran this run stopped; resume continues from its last checkpoint' : 'the process that queued this run stopped before it started' });
   }
 }
 

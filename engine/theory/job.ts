@@ -23,6 +23,7 @@ export const prop3Job: Job<TheoryProp3Config> = async (ctx) => {
     rows.push(...worldRows);
     ctx.checkpoint.save<Checkpoint>({ nextWorld: w + 1, rows });
     ctx.progress(w + 1, params.worlds, 'worlds');
+    await new Promise((r) => setImmediate(r)); // lets a cancel (SIGTERM) and the worker's orphan check run between worlds
   }
   const summary = summarizeProp3(rows);
   const header = 'world,rho,alpha_k,beta_1,r,r_formula,error,tie';

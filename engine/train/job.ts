@@ -10,6 +10,7 @@ export type TrainJobContext = Omit<JobContext<TrainConfig>, 'checkpoint'>; // tr
 export async function trainJob(ctx: TrainJobContext, hooks: Pick<TrainHooks, 'onEpoch'> = {}): Promise<JobOutcome> {
   const out = await train(ctx.config, ctx.runDir, {
     log: (t) => ctx.log(t),
+    warn: (t) => ctx.log(t, 'warn'),
     progress: (d, t, m) => ctx.progress(d, t, m),
     signal: ctx.signal,
     onStep: (step, v) => ctx.metric('train', step, { loss: v.loss, inv: v.inv ?? null, sigreg: v.sigreg ?? null, lr: v.lr, gradNorm: v.gradNorm }),
@@ -21,10 +22,9 @@ export async function trainJob(ctx: TrainJobContext, hooks: Pick<TrainHooks, 'on
   const { setup } = out;
   writeJsonAtomic(ctx.path('resolved-config.json'), { ...setup.config, ...setup.lambda, encoder: setup.encoder, vocab: setup.vocab, backboneParams: setup.params, stepsPerEpoch: setup.stepsPerEpoch, totalSteps: setup.totalSteps, backend: setup.backend });
   if (out.status === 'cancelled') throw new Cancelled('training cancelled');
-  if (out.status === 'diverged') return { status: 'diverged', message: out.message };
   const last = out.epochs[out.epochs.length - 1];
-  return {
-    status: 'done',
-    result: { arm: setup.config.arm, lamb: setup.lambda.lamb, lambEff: setup.lambda.lambEff, backend: setup.backend.name, epochs: out.epochs.length, trainLoss: last?.trainLoss ?? null, valLoss: last?.valLoss ?? null, selected: out.selected },
-  };
+  // A diverged run keeps a result too: the checkpoint its policy picks among the good ones, which an experiment scores.
+  const result = { arm: setup.config.arm, lamb: setup.lambda.lamb, lambEff: setup.lambda.lambEff, backend: setup.backend.name, epochs: out.epochs.length, trainLoss: last?.trainLoss ?? null, valLoss: last?.valLoss ?? null, selected: out.selected, warnings: out.warnings };
+  if (out.status === 'diverged') return { status: 'diverged', message: out.message, result };
+  return { status: 'done', result };
 }

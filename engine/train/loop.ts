@@ -25,6 +25,7 @@ export type TrainHooks = {
   onStep?(step: number, values: StepValues): void;
   onEpoch?(epoch: number, embeddings: EpochEmbeddings, summary: EpochSummary): void | Promise<void>;
   log?(text: string): void;
+  warn?(text: string): void; // a result that may not mean much (default: log)
   progress?(done: number, total: number, message?: string): void;
   signal?: AbortSignal;
 };
@@ -40,10 +41,17 @@ export type TrainSetup = {
   backend: BackendInfo;
 };
 
+// selected: the checkpoint the selection policy picks (for a diverged run: among the good ones before the NaN).
+type Selected = { epoch: number; valLoss: number | null } | null;
 export type TrainOutcome =
-  | { status: 'done'; setup: TrainSetup; epochs: EpochSummary[]; selected: { epoch: number; valLoss: number | null } | null }
-  | { status: 'diverged'; setup: TrainSetup; epochs: EpochSummary[]; message: string }
+  | { status: 'done'; setup: TrainSetup; epochs: EpochSummary[]; selected: Selected; warnings: string[] }
+  | { status: 'diverged'; setup: TrainSetup; epochs: EpochSummary[]; selected: Selected; warnings: string[]; message: string }
   | { status: 'cancelled'; setup: TrainSetup; epochs: EpochSummary[] };
+
+// An epoch's mean loss this many times the first step's (the untrained model's) has blown up, even with every number finite.
+export const EXPLODED = 1e3;
+// A JEPA arm whose λ·SIGReg outweighs the invariance term this much at its first step learns only the SIGReg term.
+export const SIGREG_DOMINATES = 1e4;
 
 // The tokenizer: saved (resume), given, or WordPiece trained on the training captions with vocabSize, or a size
 // chosen from them (engine/text/vocabulary.ts). `how` says which, for the log.
@@ -100,6 +108,11 @@ function writeEpochEmbeddings(outDir: string, epoch: number, emb: EpochEmbedding
 export async function train(config: TrainConfig, outDir: string, hooks: TrainHooks = {}, resume = false): Promise<TrainOutcome> {
   const c = config;
   const log = hooks.log ?? (() => {});
+  const warnings: string[] = [];
+  const warn = (text: string) => {
+    warnings.push(text);
+    (hooks.warn ?? log)(text);
+  };
   const backend = await initBackend(c.backend);
   mkdirSync(outDir, { recursive: true });
   const ds = openDataset(c.data, { imagesDir: c.images, split: c.split }).dataset;
@@ -127,6 +140,7 @@ export async function train(config: TrainConfig, outDir: string, hooks: TrainHoo
   const model = buildModel(encoder, tk.vocab.length, jepa, c.seed);
   const opt = createAdamW(model.params, c.weightDecay);
   let startEpoch = 0, step = 0;
+  let firstLoss: number | null = null; // this session's first step (after a resume: the first one trained again)
   const epochs: EpochSummary[] = [];
   const done = resume ? listCheckpoints(outDir) : [];
   if (done.length) {
@@ -152,9 +166,12 @@ export async function train(config: TrainConfig, outDir: string, hooks: TrainHoo
       if (!finite) {
         const message = `loss ${parts.loss} / gradient norm ${gradNorm} at step ${step} (epoch ${epoch + 1}); kept the last good checkpoint (epoch ${epoch || 'none'})`;
         log(message);
-        return { status: 'diverged', setup, epochs, message };
+        return { status: 'diverged', setup, epochs, selected: selectCheckpoint(outDir, c.select), warnings, message };
       }
+      if (step === 0 && jepa && parts.inv !== undefined && parts.sigreg !== undefined && lambda.lamb * parts.sigreg > SIGREG_DOMINATES * parts.inv)
+        warn(`λ·SIGReg = ${(lambda.lamb * parts.sigreg).toPrecision(3)} is over ${SIGREG_DOMINATES.toExponential(0)} × the invariance term ${parts.inv.toPrecision(3)} at the first step: the views barely shape the encoder (λ = ${lambda.lamb.toPrecision(3)}; the default is .02)`);
       lossSum += parts.loss;
+      firstLoss ??= parts.loss;
       if (step % c.metricEvery === 0 || i === stepsPerEpoch - 1) hooks.onStep?.(step, { ...parts, lr, gradNorm });
       hooks.progress?.(step + 1, totalSteps, `epoch ${epoch + 1}/${c.epochs}`);
       await new Promise((r) => setImmediate(r)); // lets cancel signals and progress events through
@@ -167,8 +184,10 @@ export async function train(config: TrainConfig, outDir: string, hooks: TrainHoo
     saveCheckpoint(outDir, model.params, opt, { epoch: epoch + 1, step, adamT: opt.t, seed: c.seed, valLoss, trainLoss, rng: { scheme: 'keyed-xoroshiro128plus', seed: c.seed } });
     const summary: EpochSummary = { epoch: epoch + 1, step, trainLoss, valLoss, seconds, samplesPerSec: (stepsPerEpoch * c.batch) / seconds };
     epochs.push(summary);
+    if (firstLoss !== null && Math.abs(trainLoss) > EXPLODED * Math.abs(firstLoss) && !warnings.some((w) => w.startsWith('loss exploded')))
+      warn(`loss exploded: epoch ${epoch + 1} train loss ${trainLoss.toPrecision(3)} is over ${EXPLODED.toExponential(0)} × the first step's ${firstLoss.toPrecision(3)}, without a NaN; lower --lr or set --clip`);
     log(`epoch ${epoch + 1}/${c.epochs}  train ${trainLoss.toFixed(4)}  val ${valLoss === null ? '-' : valLoss.toFixed(4)}  ${seconds.toFixed(1)} s  ${summary.samplesPerSec.toFixed(1)} photos/s`);
     await hooks.onEpoch?.(epoch + 1, emb, summary);
   }
-  return { status: 'done', setup, epochs, selected: selectCheckpoint(outDir, c.select) };
+  return { status: 'done', setup, epochs, selected: selectCheckpoint(outDir, c.select), warnings };
 }

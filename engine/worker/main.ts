@@ -65,7 +65,7 @@ async function main(runDir: string, resume: boolean): Promise<void> {
   try {
     const outcome = await (await jobFor(config))(ctx);
     compact();
-    send(outcome.status === 'done' ? { type: 'done', result: outcome.result } : { type: 'diverged', message: outcome.message });
+    send(outcome.status === 'done' ? { type: 'done', result: outcome.result } : { type: 'diverged', message: outcome.message, result: outcome.result });
   } catch (err) {
     if (err instanceof Cancelled) return send({ type: 'cancelled' });
     throw err;
@@ -107,8 +107,11 @@ if (!runDir) {
 main(runDir, flag === '--resume').then(
   () => process.exit(0),
   (err: unknown) => {
-    // A user-fixable problem (a torn file, a bad dataset, a full disk) is its message alone; anything else keeps its stack.
-    process.stderr.write((err instanceof InputError || err instanceof DiskFullError ? err.message : err instanceof Error ? err.stack ?? err.message : String(err)) + '\n');
-    process.exit(1);
+    // The cause on stdout for the run's error: a user-fixable problem (a torn file, a bad dataset, a full disk) is its
+    // message alone; anything else keeps its type (a TypeError and the like: a bug) and its stack on stderr.
+    const user = err instanceof InputError || err instanceof DiskFullError;
+    const typed = err instanceof Error && !user && err.name !== 'Error';
+    send({ type: 'failed', message: err instanceof Error ? (typed ? `${err.name}: ${err.message}` : err.message) : String(err) });
+    process.stderr.write((user ? (err as Error).message : err instanceof Error ? err.stack ?? err.message : String(err)) + '\n', () => process.exit(1));
   },
 );

@@ -1,0 +1,122 @@
+// Who runs a run: `<run>/owner.json`, claimed by the process whose scheduler queues the run, refreshed by a
+// heartbeat, removed when the run ends. Another process (a second `prh` command, `prh serve`, the app) reads it
+// before touching the run: recover() leaves a run with a live owner alone, and resume refuses it. A later Slurm
+// executor writes the same record with executor 'slurm' and its job id.
+import { linkSync, readFileSync, rmSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { writeFileAtomic, writeJsonAtomic } from '../atomic';
+import { InputError } from '../errors';
+
+export const HEARTBEAT_MS = 10_000;
+// A record from another host is live while its heartbeat is younger than this (several missed beats: a busy
+// event loop or a slow shared file system should not hand a live run to a second worker).
+export const STALE_MS = 6 * HEARTBEAT_MS;
+
+export const OwnerRecord = z.object({
+  host: z.string(),
+  pid: z.number().int().positive(),
+  startTime: z.string().nullable(), // /proc/<pid>/stat field 22 (clock ticks after boot): tells a reused pid apart; null off Linux
+  executor: z.enum(['local', 'slurm']),
+  jobId: z.string().optional(), // slurm
+  claimedAt: z.string(), // ISO
+  heartbeatAt: z.string(), // ISO
+});
+export type OwnerRecord = z.infer<typeof OwnerRecord>;
+
+const fileOf = (runDir: string) => join(runDir, 'owner.json');
+
+// Fields 3.. of /proc/<pid>/stat ("pid (comm) state ppid ..."; comm may hold spaces and parentheses, so split
+// after the last ')'), or null where there is no /proc or no such process.
+function procStat(pid: number): string[] | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return null;
+  }
+}
+
+// The start time of a process in clock ticks after boot (field 22), or null where /proc does not tell.
+export const processStartTime = (pid: number): string | null => procStat(pid)?.[19] ?? null;
+
+// A zombie (exited, not yet reaped by its parent or by init) is dead.
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false; // EPERM: alive, another user's
+  }
+  return procStat(pid)?.[0] !== 'Z';
+}
+
+// Same host: the pid is alive and (where /proc tells) started when the record says. Other host: a fresh heartbeat.
+export function ownerAlive(r: OwnerRecord, now = Date.now()): boolean {
+  if (r.host !== hostname()) return now - Date.parse(r.heartbeatAt) < STALE_MS;
+  if (!pidAlive(r.pid)) return false;
+  return r.startTime === null || processStartTime(r.pid) === null || processStartTime(r.pid) === r.startTime;
+}
+
+// The run's owner record, or null when there is none (or it cannot be read: writes are atomic, so an unreadable
+// file was not written by a live owner).
+export function readOwner(runDir: string): OwnerRecord | null {
+  try {
+    return OwnerRecord.parse(JSON.parse(readFileSync(fileOf(runDir), 'utf8')));
+  } catch {
+    return null;
+  }
+}
+
+const isSelf = (r: OwnerRecord) => r.host === hostname() && r.pid === process.pid;
+
+export const describeOwner = (r: OwnerRecord, now = Date.now()): string =>
+  `${r.executor === 'slurm' ? `Slurm job ${r.jobId ?? '?'}` : `pid ${r.pid}`} on ${r.host} (heartbeat ${Math.round((now - Date.parse(r.heartbeatAt)) / 1000)} s ago)`;
+
+// The live owner of a run other than this process, or null.
+export function otherOwner(runDir: string): OwnerRecord | null {
+  const r = readOwner(runDir);
+  return r && !isSelf(r) && ownerAlive(r) ? r : null;
+}
+
+function recordForSelf(now = new Date()): OwnerRecord {
+  return { host: hostname(), pid: process.pid, startTime: processStartTime(process.pid), executor: 'local', claimedAt: now.toISOString(), heartbeatAt: now.toISOString() };
+}
+
+// Make this process the run's owner. The record is written whole to a temp file and hard-linked into place, which
+// fails if a record exists: of two processes claiming at once, one wins. A record of a dead owner is replaced.
+export function claim(runDir: string): OwnerRecord {
+  const record = recordForSelf();
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const tmp = `${fileOf(runDir)}.${process.pid}.claim`;
+    writeFileAtomic(tmp, JSON.stringify(record, null, 2) + '\n');
+    try {
+      linkSync(tmp, fileOf(runDir));
+      return record;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const held = readOwner(runDir);
+      if (held && isSelf(held)) {
+        writeJsonAtomic(fileOf(runDir), record);
+        return record;
+      }
+      if (held && ownerAlive(held)) throw new InputError(`run ${runDir} is owned by ${describeOwner(held)}: stop it there, or wait until it ends`);
+      rmSync(fileOf(runDir), { force: true }); // a dead owner's record
+    } finally {
+      rmSync(tmp, { force: true });
+    }
+  }
+  throw new InputError(`run ${runDir}: another process claimed it at the same moment`);
+}
+
+export function heartbeat(runDir: string, record: OwnerRecord): OwnerRecord {
+  const next = { ...record, heartbeatAt: new Date().toISOString() };
+  writeJsonAtomic(fileOf(runDir), next);
+  return next;
+}
+
+// Give the run up (it ended, or this process stops): only our own record is removed.
+export function release(runDir: string): void {
+  const r = readOwner(runDir);
+  if (r && isSelf(r)) rmSync(fileOf(runDir), { force: true });
+}
