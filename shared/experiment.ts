@@ -1,11 +1,13 @@
 // The paper's experiment: one dataset, one frozen image encoder, several training arms (x seeds) trained with
 // one config, and one evaluation protocol. Arms run as child train runs inside the experiment's run folder.
 import { z } from 'zod';
+import { ImageDevice } from './gpu';
 import { Arm, TrainSettings, type TrainConfigInput, type TrainEvaluation } from './train';
 
 export const ImageEncoderChoice = z.object({
   model: z.string().min(1).default('world'), // 'world': the shipped world encoder (resources/); else a path to an .onnx file
   preset: z.enum(['dinov2', 'imagenet-cnn', 'custom']).optional(), // detected from the model's input/output names when absent
+  device: ImageDevice.default('auto'), // where the encoder runs (shared/gpu.ts)
 });
 export type ImageEncoderChoice = z.infer<typeof ImageEncoderChoice>;
 

@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExperimentConfigInput, ExperimentResult } from '../../shared/experiment';
 import { armsTable, differencesTable, spreadTable } from '../../shared/experiment-figures';
+import { IMAGE_DEVICES } from '../../shared/gpu';
 import { ARMS } from '../../shared/train';
 import { defaultWorldDir, userDataDir } from '../api';
 import { generateWorld } from '../data';
@@ -48,10 +49,11 @@ export function registerExperiment(program: Command, setExit: (code: number) => 
       .requiredOption('--data <dir>', 'dataset folder (dataset.json + images/)')
       .option('--image-model <path>', "frozen image encoder: 'world' (shipped) or an .onnx file", 'world')
       .option('--image-preset <name>', 'dinov2 | imagenet-cnn | custom (detected when absent)')
+      .option('--image-device <d>', `${IMAGE_DEVICES.join(' | ')}: where the image encoder runs (auto: CUDA, else WebGPU on a real GPU, else CPU)`, 'auto')
       .option('--arms <list>', `comma list of ${ARMS.join(', ')}`, list, ['good', 'bad', 'ntp']),
   ).action(async (o) => {
     await runExperiment({
-      kind: 'experiment', version: 1, data: o.data, image: { model: o.imageModel, preset: o.imagePreset }, arms: o.arms, seeds: o.seeds,
+      kind: 'experiment', version: 1, data: o.data, image: { model: o.imageModel, preset: o.imagePreset, device: o.imageDevice }, arms: o.arms, seeds: o.seeds,
       train: trainingSettings(o), eval: o.bootstrap ? { bootstrap: o.bootstrap } : undefined, parallel: o.parallel,
     }, o, setExit);
   });

@@ -4,6 +4,7 @@
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { armConfig, type ExperimentConfig } from '../../shared/experiment';
+import { describeAdapter } from '../../shared/gpu';
 import { RESUMABLE, type RunState } from '../../shared/runs';
 import { TrainConfig } from '../../shared/train';
 import { readDataset } from '../data';
@@ -24,8 +25,9 @@ export const experimentJob: Job<ExperimentConfig> = async (ctx) => {
   const side = await embedImageSide(dataset, c.data, c.image, layout.image, join(c.data, '.embeddings'), {
     signal: ctx.signal,
     onProgress: (done, total) => ctx.progress(done, total, 'embedding photos'),
+    log: (m) => ctx.log(m),
   });
-  ctx.log(`image side: ${side.encoder.model} (${side.encoder.preset}, ${side.encoder.dim}-d, sha256 ${side.encoder.sha256.slice(0, 12)})`);
+  ctx.log(`image side: ${side.encoder.model} (${side.encoder.preset}, ${side.encoder.dim}-d, sha256 ${side.encoder.sha256.slice(0, 12)}) on ${side.encoder.device ?? 'cpu'}${side.encoder.adapter ? ` (${describeAdapter(side.encoder.adapter)})` : ''}`);
 
   const store = new RunStore(layout.arms);
   store.recover();

@@ -6,7 +6,7 @@ export { type BadImagePolicy, type EmbedOptions, type ImageEmbeddings, type Imag
 export { type EncoderOptions, type ImageEncoder, openImageEncoder, sha256 } from './encoder';
 export { listImages } from './image-list';
 export { BadImageError, Preprocessor, cropRect, decodeImage, preprocessFile } from './preprocess';
-export { Device, type Session, type SessionOptions, cudaProviderPath, openSession } from './session';
+export { Device, type Session, type SessionDevice, type SessionOptions, cudaProviderPath, openSession } from './session';
 export { ImageSpec, Pool, Preset, type SpecOverrides, detectPreset, isDinov2Layout, resolveSpec } from './spec';
 export {
   WORLD_ENCODER_RECIPE, WorldEncoderManifest, WorldEncoderRecipe, type BuildHooks, type BuiltEncoder, type ProbeTable, buildWorldEncoder,
