@@ -40,6 +40,18 @@ describe('useExperimentForm', () => {
     expect(resolveLambda(arm).lambEff).toBeCloseTo(resolveDraftLambda({ loss: f.form.loss, batch: f.form.batch, lamb: f.form.lamb }).lambEff, 12);
   });
 
+  it('carries the chosen training backend and image device into the config, and leaves them out at auto', () => {
+    const f = useExperimentForm(ref([world]));
+    f.pickListed();
+    expect(f.config.value.train).not.toHaveProperty('backend');
+    expect(f.config.value.image).not.toHaveProperty('device');
+    f.form.backend = 'webgpu';
+    f.form.imageDevice = 'webgpu';
+    const parsed = ExperimentConfig.parse(f.config.value);
+    expect(parsed.image).toEqual({ model: 'world', device: 'webgpu' });
+    expect(TrainConfig.parse(armConfig(parsed, 'good', 0)).backend).toBe('webgpu');
+  });
+
   it('names the offending path of a bad field and blocks a dataset that is not generated', async () => {
     const f = useExperimentForm(ref([{ ...world, exists: false, counts: null }]));
     f.pickListed();

@@ -5,7 +5,8 @@ import { computed, reactive, type Ref } from 'vue';
 import type { DatasetInfo } from '../../../shared/api';
 import { ExperimentConfig, type ExperimentConfigInput } from '../../../shared/experiment';
 import { issuePath, issueText } from '../../../shared/issues';
-import { PRESET_NAMES, type Arm } from '../../../shared/train';
+import type { ImageDevice } from '../../../shared/gpu';
+import { PRESET_NAMES, type Arm, type BackendChoice } from '../../../shared/train';
 
 export const defaultForm = () => ({
   name: '',
@@ -13,6 +14,8 @@ export const defaultForm = () => ({
   model: 'world' as string, // 'world' or an .onnx path
   modelKind: 'world' as 'world' | 'onnx',
   onnxPreset: '' as '' | 'dinov2' | 'imagenet-cnn' | 'custom',
+  imageDevice: 'auto' as ImageDevice, // where the image encoder runs
+  backend: 'auto' as BackendChoice, // the tfjs backend the arms train on
   arms: ['good', 'bad', 'ntp'] as Arm[],
   preset: 'cpu' as (typeof PRESET_NAMES)[number],
   epochs: 8,
@@ -48,10 +51,13 @@ export function useExperimentForm(datasets: Ref<DatasetInfo[]>) {
     version: 1,
     ...(form.name.trim() ? { name: form.name.trim() } : {}),
     data: form.data,
-    image: form.modelKind === 'world' ? { model: 'world' } : { model: form.model, ...(form.onnxPreset ? { preset: form.onnxPreset } : {}) },
+    image: {
+      ...(form.modelKind === 'world' ? { model: 'world' } : { model: form.model, ...(form.onnxPreset ? { preset: form.onnxPreset } : {}) }),
+      ...(form.imageDevice !== 'auto' ? { device: form.imageDevice } : {}),
+    },
     arms: [...form.arms],
     seeds: seedList.value,
-    train: { preset: form.preset, epochs: form.epochs, batch: form.batch, loss: form.loss, ...(form.lambdaMode === 'lamb' ? { lamb: form.lamb } : { lambEff: form.lambEff }) },
+    train: { preset: form.preset, epochs: form.epochs, batch: form.batch, loss: form.loss, ...(form.backend !== 'auto' ? { backend: form.backend } : {}), ...(form.lambdaMode === 'lamb' ? { lamb: form.lamb } : { lambEff: form.lambEff }) },
     eval: { k: form.k, bootstrap: form.bootstrap },
   }));
   const check = computed(() => ExperimentConfig.safeParse(config.value));
