@@ -2,7 +2,7 @@
 // correct, slow). Dawn also needs the Vulkan loader libvulkan.so.1: the system's, or chromium's private copy, which
 // vitest.config.ts puts on the workers' library path.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -34,4 +34,18 @@ export function useSwiftShader(): void {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     process.env.XDG_RUNTIME_DIR = dir; // else Dawn prints a harmless error about it
   }
+}
+
+// The environment a child process needs to run on SwiftShader (for `npm run bench -- gpu` on a machine without a
+// GPU): the ICD, and chromium's Vulkan loader through a folder holding just a link to it when the system has none.
+export function swiftshaderEnv(cacheDir: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { VK_ICD_FILENAMES: SWIFTSHADER_ICD, XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR ?? tmpdir() };
+  const chromiumLoader = '/usr/lib/chromium/libvulkan.so.1';
+  if (!systemLoader() && existsSync(chromiumLoader)) {
+    const dir = join(cacheDir, 'vulkan-loader');
+    mkdirSync(dir, { recursive: true });
+    if (!existsSync(join(dir, 'libvulkan.so.1'))) symlinkSync(chromiumLoader, join(dir, 'libvulkan.so.1'));
+    env.LD_LIBRARY_PATH = [dir, process.env.LD_LIBRARY_PATH].filter(Boolean).join(':');
+  }
+  return env;
 }
