@@ -1,4 +1,25 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
+
+// WebGPU tests run on SwiftShader (tests/gpu/swiftshader.ts). Dawn dlopens the Vulkan loader libvulkan.so.1 (Debian
+// package libvulkan1); where only chromium's private copy exists, a folder holding just a link to it goes on the
+// workers' LD_LIBRARY_PATH (the dynamic loader reads it at process start, so a test cannot set it for itself).
+const chromiumLoader = '/usr/lib/chromium/libvulkan.so.1';
+const systemLoader = (): boolean => {
+  try {
+    return /libvulkan\.so\.1\b/.test(execFileSync('ldconfig', ['-p'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+  } catch {
+    return false;
+  }
+};
+if (process.platform === 'linux' && existsSync(chromiumLoader) && !systemLoader()) {
+  const dir = join(import.meta.dirname, '.cache', 'vulkan-loader');
+  mkdirSync(dir, { recursive: true });
+  if (!existsSync(join(dir, 'libvulkan.so.1'))) symlinkSync(chromiumLoader, join(dir, 'libvulkan.so.1'));
+  process.env.LD_LIBRARY_PATH = [dir, process.env.LD_LIBRARY_PATH].filter(Boolean).join(':');
+}
 
 // Unit, integration and end-to-end tests all live in tests/; e2e ones drive Debian Chromium.
 export default defineConfig({

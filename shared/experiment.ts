@@ -1,6 +1,7 @@
 // The paper's experiment: one dataset, one frozen image encoder, several training arms (x seeds) trained with
 // one config, and one evaluation protocol. Arms run as child train runs inside the experiment's run folder.
 import { z } from 'zod';
+import { ImageDevice } from './gpu';
 import { Arm, TrainSettings, type TrainConfigInput, type TrainEvaluation } from './train';
 
 const Rgb = z.tuple([z.number(), z.number(), z.number()]);
@@ -23,6 +24,7 @@ export const ImageEncoderChoice = z.object({
   channels: z.enum(['rgb', 'bgr']).optional(),
   range: z.enum(['0-1', '0-255']).optional(),
   embeddings: z.string().min(1).optional(), // precomputed [photos, D] .npy + <file>.ids.json; model and spec unused
+  device: ImageDevice.default('auto'), // where the encoder runs (shared/gpu.ts)
 });
 export type ImageEncoderChoice = z.infer<typeof ImageEncoderChoice>;
 

@@ -7,6 +7,11 @@ export const Arm = z.enum(ARMS);
 export type Arm = z.infer<typeof Arm>;
 export const isJepaArm = (a: Arm): a is 'good' | 'bad' => a === 'good' || a === 'bad';
 
+// tfjs backends a run can ask for; auto: tfjs-node-gpu when installed, else WebGPU on a real GPU adapter, else
+// tfjs-node when installed, else wasm.
+export const BACKENDS = ['auto', 'tensorflow-gpu', 'webgpu', 'tensorflow', 'wasm', 'cpu'] as const;
+export type BackendChoice = (typeof BACKENDS)[number];
+
 export const PRESET_NAMES = ['cpu', 'minilm-33m', 'bert-base-109m'] as const;
 export const Preset = z.enum(PRESET_NAMES);
 
@@ -60,7 +65,7 @@ const TrainFields = z.object({
   pool: z.enum(['mean', 'cls']).default('mean'),
   views: ViewConfig.default(ViewConfig.parse({})),
   select: z.enum(['last', 'val-loss']).default('last'), // checkpoint policy; never test
-  backend: z.enum(['auto', 'tensorflow-gpu', 'tensorflow', 'wasm', 'cpu']).default('auto'),
+  backend: z.enum(BACKENDS).default('auto'),
   metricEvery: z.number().int().min(1).default(5),
   // Set by an experiment: fit the map and score R@1 / mutual k-NN against these image embeddings every epoch.
   evaluation: TrainEvaluation.optional(),

@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { ExperimentConfigInput, ExperimentResult } from '../../shared/experiment';
 import { armsTable, differencesTable, protocolLine, spreadTable } from '../../shared/experiment-figures';
+import { IMAGE_DEVICES } from '../../shared/gpu';
 import { ARMS } from '../../shared/train';
 import { defaultWorldDir, userDataDir } from '../api';
 import { generateWorld } from '../data';
@@ -48,6 +49,7 @@ const addImageOptions = (c: Command) =>
   c
     .option('--image-model <path>', "frozen image encoder: 'world' (shipped) or an .onnx file", 'world')
     .option('--image-preset <name>', 'dinov2 | imagenet-cnn | custom (detected when absent)')
+    .option('--image-device <d>', `${IMAGE_DEVICES.join(' | ')}: where the image encoder runs (auto: CUDA, else WebGPU on a real GPU, else CPU)`)
     .option('--image-input <name>', 'graph input to feed')
     .option('--image-output <tensor>', 'tensor holding the embedding: a graph output or any intermediate (e.g. MobileNetV2 int8: 464_quantized, the 1,280-d pooled feature)')
     .option('--image-pool <how>', 'none (flatten) | cls (token 0) | mean-patches')
@@ -61,7 +63,7 @@ const addImageOptions = (c: Command) =>
     .option('--image-range <r>', '0-1 | 0-255: pixel scale before mean/std')
     .option('--image-embeddings <file.npy>', 'image embeddings computed elsewhere: [photos, D] .npy with <file>.npy.ids.json (photo ids); no model is run');
 
-const IMAGE_FLAGS = ['preset', 'input', 'output', 'pool', 'prefixTokens', 'size', 'resize', 'interpolation', 'mean', 'std', 'channels', 'range', 'embeddings'] as const;
+const IMAGE_FLAGS = ['preset', 'device', 'input', 'output', 'pool', 'prefixTokens', 'size', 'resize', 'interpolation', 'mean', 'std', 'channels', 'range', 'embeddings'] as const;
 function imageChoice(o: Record<string, unknown>): Record<string, unknown> {
   const key = (k: string) => `image${k[0].toUpperCase()}${k.slice(1)}`;
   const choice: Record<string, unknown> = Object.fromEntries(IMAGE_FLAGS.filter((k) => o[key(k)] !== undefined).map((k) => [k, o[key(k)]]));

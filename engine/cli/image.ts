@@ -4,6 +4,7 @@ import { Presets, SingleBar } from 'cli-progress';
 import { type Command, Option } from 'commander';
 import { z } from 'zod';
 import { Split } from '../../shared/dataset';
+import { describeAdapter } from '../../shared/gpu';
 import { Device, ImageSpec, defaultCacheDir, Pool, Preset, embedCached, listImages, openImageEncoder, specOverrides, writeImageEmbeddings } from '../image';
 import { Cancelled } from '../runs/job';
 import { EXIT, parseFlags, printTable } from './output';
@@ -64,7 +65,7 @@ export function registerImage(program: Command, setExit: (code: number) => void 
     .addOption(new Option('--range <r>', 'pixel scale before mean/std').choices(['0-1', '0-255']))
     .option('--batch <n>', 'images per inference call', '16')
     .option('--threads <n>', 'CPU threads for onnxruntime (0 = one per core)', '0')
-    .addOption(new Option('--device <d>', 'auto uses CUDA when its provider is installed').choices(Device.options).default('auto'))
+    .addOption(new Option('--device <d>', 'auto: CUDA when its provider is installed, else WebGPU on a real GPU, else CPU; webgpu: any WebGPU adapter (also an emulated one)').choices(Device.options).default('auto'))
     .addOption(new Option('--on-bad-image <policy>', 'unreadable files: skip (and count) or fail the job').choices(['skip', 'fail']).default('fail'))
     .option('--cache-dir <dir>', `embedding cache (default ${defaultCacheDir()})`)
     .option('--no-cache-dir', 'do not read or write the cache')
@@ -105,13 +106,14 @@ export function registerImage(program: Command, setExit: (code: number) => void 
           skipped: res.skipped.length,
           cached: res.cached,
           device: enc.device,
+          ...(enc.adapter && { adapter: describeAdapter(enc.adapter) }),
           preset: enc.spec.preset,
           tensor: enc.spec.embedding.tensor,
           pool: enc.spec.embedding.pool,
           seconds: Number(seconds.toFixed(2)),
           imagesPerSecond: res.cached ? null : Number((images.length / seconds).toFixed(2)),
         };
-        if (o.json) console.log(JSON.stringify({ ...summary, spec: enc.spec, modelSha256: enc.modelSha256, skippedFiles: res.skipped }));
+        if (o.json) console.log(JSON.stringify({ ...summary, gpu: enc.adapter, spec: enc.spec, modelSha256: enc.modelSha256, skippedFiles: res.skipped }));
         else {
           printTable([summary]);
           for (const s of res.skipped.slice(0, 10)) console.error(`skipped ${s.reason}`);

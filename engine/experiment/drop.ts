@@ -55,7 +55,7 @@ async function poolEmbeddings(armDir: string, finalDir: string, runId: string, e
     const ids = captionIds(tk, t, r.encoder.maxLen);
     return [tk.cls, ...(ids.length ? ids : [tk.unk]), tk.sep];
   });
-  const { layers, nLayers } = embedCaptions(m, seqs, !jepa);
+  const { layers, nLayers } = await embedCaptions(m, seqs, !jepa);
   const n = seqs.length, d = r.encoder.d;
   const emb: Embeddings = { rows: n, dim: d, data: layers.slice((nLayers - 1) * n * d) };
   writeNpy(cache, emb);

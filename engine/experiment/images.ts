@@ -39,7 +39,7 @@ function precomputed(file: string, photos: Photos, out: ExperimentLayout['image'
 
 export async function embedImageSide(
   photos: Photos, choice: ImageEncoderChoice, out: ExperimentLayout['image'], cacheDir: string | null,
-  opts: { signal?: AbortSignal; onProgress?: (done: number, total: number) => void } = {},
+  opts: { signal?: AbortSignal; onProgress?: (done: number, total: number) => void; log?: (message: string) => void } = {},
 ): Promise<ImageSide> {
   const paths = { val: out.val, test: out.test };
   if (existsSync(out.encoder) && existsSync(paths.val) && existsSync(paths.test)) {
@@ -50,14 +50,14 @@ export async function embedImageSide(
   const val = refs(photos.fit);
   const test = refs(photos.test);
   const model = imageModelPath(choice.model);
-  const enc = await openImageEncoder(model, { preset: choice.preset, overrides: specOverrides(choice) });
+  const enc = await openImageEncoder(model, { preset: choice.preset, overrides: specOverrides(choice), device: choice.device, log: opts.log });
   try {
     const total = val.length + test.length;
     const v = await embedCached(enc, val, cacheDir, { signal: opts.signal, onProgress: (d) => opts.onProgress?.(d, total) });
     const t = await embedCached(enc, test, cacheDir, { signal: opts.signal, onProgress: (d) => opts.onProgress?.(val.length + d, total) });
     writeEmbeddings(paths.val, v.emb, v.ids);
     writeEmbeddings(paths.test, t.emb, t.ids);
-    const encoder: EncoderRecord = { model, sha256: enc.modelSha256, preset: enc.spec.preset, spec: enc.spec, dim: v.emb.dim, skipped: v.skipped.length + t.skipped.length };
+    const encoder: EncoderRecord = { model, sha256: enc.modelSha256, preset: enc.spec.preset, spec: enc.spec, dim: v.emb.dim, skipped: v.skipped.length + t.skipped.length, device: enc.device, adapter: enc.adapter };
     writeJsonAtomic(out.encoder, encoder);
     return { ...paths, encoder };
   } finally {

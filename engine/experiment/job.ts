@@ -5,6 +5,7 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { splitCounts, type Dataset } from '../../shared/dataset';
 import { armConfig, type ExperimentConfig } from '../../shared/experiment';
+import { describeAdapter } from '../../shared/gpu';
 import { RESUMABLE, type RunState } from '../../shared/runs';
 import { TrainConfig } from '../../shared/train';
 import { isDatasetDir } from '../data';
@@ -31,9 +32,11 @@ export const experimentJob: Job<ExperimentConfig> = async (ctx) => {
   const side = await embedImageSide({ fit, test, imagesDir: opened.imagesDir }, c.image, layout.image, cacheDir, {
     signal: ctx.signal,
     onProgress: (done, total) => ctx.progress(done, total, 'embedding photos'),
+    log: (m) => ctx.log(m),
   });
   const how = side.encoder.spec ? `, tensor ${side.encoder.spec.embedding.tensor}, pool ${side.encoder.spec.embedding.pool}` : '';
-  ctx.log(`image side: ${side.encoder.model} (${side.encoder.preset}${how}, ${side.encoder.dim}-d, sha256 ${side.encoder.sha256.slice(0, 12)})`);
+  const where = side.encoder.spec ? ` on ${side.encoder.device ?? 'cpu'}${side.encoder.adapter ? ` (${describeAdapter(side.encoder.adapter)})` : ''}` : '';
+  ctx.log(`image side: ${side.encoder.model} (${side.encoder.preset}${how}, ${side.encoder.dim}-d, sha256 ${side.encoder.sha256.slice(0, 12)})${where}`);
 
   const store = new RunStore(layout.arms);
   store.recover();

@@ -5,6 +5,7 @@
 //   artifacts/result.json                                                 the ExperimentResult
 import { join } from 'node:path';
 import { z } from 'zod';
+import { GpuAdapter } from '../../shared/gpu';
 import { Arm } from '../../shared/train';
 import { ImageSpec, Preset } from '../image';
 import { EncoderConfig } from '../models';
@@ -17,6 +18,8 @@ export const childKey = (arm: string, seed: number): string => `${arm}-s${seed}`
 export const EncoderRecord = z.object({
   model: z.string(), sha256: z.string(), preset: z.union([Preset, z.literal('precomputed')]), spec: ImageSpec.nullable(),
   dim: z.number().int(), skipped: z.number().int(), // photos whose image could not be read
+  // where the encoder ran (absent in experiments embedded before devices were recorded)
+  device: z.enum(['cpu', 'cuda', 'webgpu']).optional(), adapter: GpuAdapter.nullable().optional(),
 });
 export type EncoderRecord = z.infer<typeof EncoderRecord>;
 

@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import { GpuAdapter } from '../../shared/gpu';
 import { writeJsonAtomic } from '../atomic';
 import { readEmbeddings, writeEmbeddings } from '../embeddings';
 import { InputError } from '../errors';
@@ -26,6 +27,9 @@ export const EmbeddingRecord = z.object({
   dim: z.number().int(),
   skipped: z.array(z.object({ id: z.string(), file: z.string(), reason: z.string() })),
   cacheKey: z.string(),
+  // where the model ran (absent in records written before devices were recorded); not part of the cache key, since
+  // WebGPU and CPU agree to ~1e-6 (tests/image/webgpu.test.ts)
+  device: z.object({ kind: z.enum(['cpu', 'cuda', 'webgpu']), adapter: GpuAdapter.nullable() }).optional(),
 });
 export type EmbeddingRecord = z.infer<typeof EmbeddingRecord>;
 
@@ -88,6 +92,7 @@ export async function embedCached(
     dim: res.emb.dim,
     skipped: res.skipped,
     cacheKey: key,
+    device: { kind: enc.device, adapter: enc.adapter },
   };
   if (cacheFile) writeImageEmbeddings(cacheFile, res, record);
   return { ...res, record, cached: false, cacheFile };

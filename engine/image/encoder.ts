@@ -5,7 +5,8 @@ import { readFileSync } from 'node:fs';
 import * as ort from 'onnxruntime-node';
 import { InputError } from '../errors';
 import { decodeModel, describeModel, exposeOutput, formatTensor } from '../models/onnx';
-import { openSession, type SessionOptions } from './session';
+import type { GpuAdapter } from '../../shared/gpu';
+import { openSession, type SessionDevice, type SessionOptions } from './session';
 import { type ImageSpec, type Preset, type SpecOverrides, resolveSpec } from './spec';
 
 export type EncoderOptions = SessionOptions & { preset?: Preset; overrides?: SpecOverrides };
@@ -14,7 +15,8 @@ export type ImageEncoder = {
   source: string; // model file path
   modelSha256: string; // of the file's bytes
   spec: ImageSpec;
-  device: 'cpu' | 'cuda';
+  device: SessionDevice;
+  adapter: GpuAdapter | null; // the WebGPU adapter when device is webgpu
   fixedBatch: number | null; // the model's input takes exactly this many images per call (exported without a batch axis)
   // pixels: [n, 3, size, size] -> embeddings [n, dim]
   encode(pixels: Float32Array, n: number): Promise<{ dim: number; data: Float32Array }>;
@@ -63,7 +65,7 @@ export async function openImageEncoder(modelPath: string, opts: EncoderOptions =
   const spec = resolveSpec(info, modelPath, opts.preset, opts.overrides);
   let output = spec.embedding.tensor;
   if (!info.outputs.some((o) => o.name === output)) ({ bytes, output } = exposeOutput(model, output, modelPath));
-  const { session, device } = await openSession(bytes, modelPath, opts);
+  const { session, device, adapter } = await openSession(bytes, modelPath, opts);
   const meta = session.outputMetadata.find((m) => m.name === output);
   if (meta?.isTensor && meta.type !== 'float32') {
     const usable = session.outputMetadata.filter((m) => m.isTensor && m.type === 'float32').map((m) => m.name);
@@ -81,6 +83,7 @@ export async function openImageEncoder(modelPath: string, opts: EncoderOptions =
     spec,
     device,
     fixedBatch,
+    adapter,
     async encode(pixels, n) {
       const x = new ort.Tensor('float32', pixels.subarray(0, n * 3 * size * size), [n, 3, size, size]);
       let res: ort.InferenceSession.ReturnType;

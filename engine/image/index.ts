@@ -7,7 +7,7 @@ export { type EncoderOptions, type ImageEncoder, openImageEncoder, sha256 } from
 export { listImages } from './image-list';
 export { describeImageModel } from './model-outputs';
 export { BadImageError, Preprocessor, cropRect, decodeImage, preprocessFile } from './preprocess';
-export { Device, type Session, type SessionOptions, cudaProviderPath, openSession } from './session';
+export { Device, type Session, type SessionDevice, type SessionOptions, cudaProviderPath, openSession } from './session';
 export { ImageSpec, Pool, Preset, type SpecOverrides, detectPreset, isDinov2Layout, resolveSpec, specOverrides } from './spec';
 export {
   WORLD_ENCODER_RECIPE, WorldEncoderManifest, WorldEncoderRecipe, type BuildHooks, type BuiltEncoder, type ProbeTable, buildWorldEncoder,

@@ -91,10 +91,9 @@ export async function onnxParity(bytes: Uint8Array, shape: ViTShape, params: Par
   const S = shape.imageSize;
   const res = await session.run({ pixel_values: new ort.Tensor('float32', pixels.slice(0, n * 3 * S * S), [n, 3, S, S]) });
   await session.release();
-  const ref = tf.tidy(() => {
-    const { tokens, cls } = vitForward(shape, params, pixels, n);
-    return { tokens: tokens.dataSync() as Float32Array, cls: cls.dataSync() as Float32Array };
-  });
+  const out = tf.tidy(() => vitForward(shape, params, pixels, n));
+  const ref = { tokens: (await out.tokens.data()) as Float32Array, cls: (await out.cls.data()) as Float32Array };
+  tf.dispose([out.tokens, out.cls]);
   const maxDiff = (a: Float32Array, b: Float32Array) => {
     if (a.length !== b.length) throw new Error(`parity: ONNX gave ${a.length} values, tfjs ${b.length}`);
     return a.reduce((m, x, i) => Math.max(m, Math.abs(x - b[i])), 0);
@@ -127,7 +126,7 @@ export async function buildWorldEncoder(recipe: WorldEncoderRecipe = WORLD_ENCOD
   });
   const trainSeconds = (performance.now() - tTrain) / 1000;
   const shape = recipe.jepa.vit as ViTShape;
-  const bytes = exportVitOnnx(shape, params);
+  const bytes = await exportVitOnnx(shape, params);
   const parity = await onnxParity(bytes, shape, params, normalised(images, [0, 1, 2, 3, 4, 5, 6, 7]), 8);
   tf.dispose([...params.values()]);
   const f = first as ImageStep | null, l = last as ImageStep | null;
@@ -183,7 +182,7 @@ export async function probeWorldEncoder(onnxPath: string, recipe: WorldEncoderRe
     const shape = recipe.jepa.vit as ViTShape;
     const randomPath = join(tmp, 'random-init.onnx');
     const rnd = initVit(shape, TrainRng.seeded(recipe.jepa.seed, 'image-jepa-init'), recipe.jepa.posStd);
-    writeFileSync(randomPath, exportVitOnnx(shape, rnd));
+    writeFileSync(randomPath, await exportVitOnnx(shape, rnd));
     tf.dispose([...rnd.values()]);
     const random = await embed(randomPath);
     const pixels = await pixelFeatures(refs.map((r) => r.file));

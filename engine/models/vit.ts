@@ -83,12 +83,14 @@ const transpose = (a: Float32Array, r: number, c: number): Float32Array => {
 // tfjs parameters -> HF Dinov2 tensors: Linear weights [in, out] -> [out, in]; qkv [D, 3D] split into query/key/value
 // column blocks; patch.w [3p², D] -> Conv weight [D, 3, p, p] (= its transpose, rows already (c, ky, kx));
 // LayerScale, which this ViT does not have, exported as ones.
-export function vitWeights(v: ViTShape, p: Params): VitWeights {
+export async function vitWeights(v: ViTShape, p: Params): Promise<VitWeights> {
   const D = v.hidden, M = v.mlp;
+  // every parameter read first, awaited (webgpu has no synchronous read in Node)
+  const read = new Map(await Promise.all([...p].map(async ([k, t]) => [k, (await t.data()) as Float32Array] as const)));
   const data = (k: string): Float32Array => {
-    const t = p.get(k);
+    const t = read.get(k);
     if (!t) throw new Error(`ViT parameter ${k} missing`);
-    return t.dataSync() as Float32Array;
+    return t;
   };
   const w: VitWeights = {
     'embeddings.cls_token': data('cls').slice(),
@@ -124,4 +126,4 @@ export function vitWeights(v: ViTShape, p: Params): VitWeights {
   return w;
 }
 
-export const exportVitOnnx = (v: ViTShape, p: Params): Uint8Array => buildVitOnnx(vitOnnxConfig(v), vitWeights(v, p));
+export const exportVitOnnx = async (v: ViTShape, p: Params): Promise<Uint8Array> => buildVitOnnx(vitOnnxConfig(v), await vitWeights(v, p));

@@ -1,11 +1,15 @@
-// Which tfjs backend trains: tfjs-node-gpu > tfjs-node > wasm (SIMD), picked at run time, plus the fixes the
-// wasm backend needs to train a transformer at usable speed (measured: docs/reference.md#engines).
+// Which tfjs backend trains: tfjs-node-gpu > WebGPU on a real GPU adapter > tfjs-node > wasm (SIMD), picked at run
+// time, plus the fixes the wasm backend needs to train a transformer at usable speed (measured:
+// docs/reference.md#engines).
 import * as tf from '@tensorflow/tfjs';
+import { BACKENDS, type BackendChoice } from '../../shared/train';
+import { type GpuAdapter, describeAdapter } from '../../shared/gpu';
 import { InputError } from '../errors';
+import { type WebGpu, realGpu, requestWebGpu } from '../gpu';
 
-export const BACKENDS = ['auto', 'tensorflow-gpu', 'tensorflow', 'wasm', 'cpu'] as const;
-export type BackendChoice = (typeof BACKENDS)[number];
-export type BackendInfo = { name: string; package: string; threads: number };
+export { BACKENDS, type BackendChoice };
+// adapter: the WebGPU adapter (webgpu backend only)
+export type BackendInfo = { name: string; package: string; threads: number; adapter?: GpuAdapter };
 
 let chosen: BackendInfo | null = null;
 
@@ -19,6 +23,14 @@ async function tryNative(pkg: string): Promise<boolean> {
   }
 }
 
+// tfjs-backend-webgpu finds the GPU through navigator.gpu, which Node lacks: Dawn's (npm webgpu) is put there first.
+async function useWebGpu(w: WebGpu): Promise<boolean> {
+  const prev = (globalThis as { navigator?: object }).navigator;
+  Object.defineProperty(globalThis, 'navigator', { value: { ...prev, userAgent: 'node', gpu: w.gpu }, configurable: true, writable: true });
+  await import('@tensorflow/tfjs-backend-webgpu');
+  return tf.setBackend('webgpu');
+}
+
 export async function initBackend(choice: BackendChoice = 'auto'): Promise<BackendInfo> {
   if (chosen) {
     if (choice === 'auto' || chosen.package.endsWith(choice) || choice === chosen.name) return chosen;
@@ -27,6 +39,14 @@ export async function initBackend(choice: BackendChoice = 'auto'): Promise<Backe
   if (choice === 'auto' || choice === 'tensorflow-gpu')
     if (await tryNative('@tensorflow/tfjs-node-gpu')) return (chosen = { name: 'tensorflow-gpu', package: '@tensorflow/tfjs-node-gpu', threads: 0 });
     else if (choice === 'tensorflow-gpu') throw new InputError('backend tensorflow-gpu: @tensorflow/tfjs-node-gpu is not installed (npm run install:gpu)');
+  if (choice === 'auto' || choice === 'webgpu') {
+    const w = choice === 'auto' ? await realGpu() : await requestWebGpu();
+    if (w && 'gpu' in w) {
+      if (!(await useWebGpu(w))) throw new Error(`tfjs webgpu backend failed to initialise on ${describeAdapter(w.info)}`);
+      return (chosen = { name: 'webgpu', package: '@tensorflow/tfjs-backend-webgpu', threads: 0, adapter: w.info });
+    }
+    if (choice === 'webgpu') throw new InputError(`backend webgpu: ${w ? w.reason : 'no adapter'}`);
+  }
   if (choice === 'auto' || choice === 'tensorflow')
     if (await tryNative('@tensorflow/tfjs-node')) return (chosen = { name: 'tensorflow', package: '@tensorflow/tfjs-node', threads: 0 });
     else if (choice === 'tensorflow') throw new InputError('backend tensorflow: @tensorflow/tfjs-node is not installed (npm run install:native)');

@@ -25,18 +25,21 @@ export type CheckpointState = z.infer<typeof CheckpointState>;
 
 const dirOf = (runDir: string, epoch: number) => join(runDir, 'checkpoints', `epoch-${epoch}`);
 
-const snapshot = (vars: Map<string, tf.Variable>) =>
-  Object.fromEntries([...vars].map(([k, v]) => [k, { shape: v.shape, data: v.dataSync() as Float32Array }]));
+const snapshot = async (vars: Map<string, tf.Variable>) =>
+  Object.fromEntries(await Promise.all([...vars].map(async ([k, v]) => [k, { shape: v.shape, data: (await v.data()) as Float32Array }] as const)));
 
-export function saveCheckpoint(runDir: string, params: Params, opt: AdamW, state: CheckpointState): string {
+export async function saveCheckpoint(runDir: string, params: Params, opt: AdamW, state: CheckpointState): Promise<string> {
   const final = dirOf(runDir, state.epoch);
   const tmp = join(runDir, 'checkpoints', `.epoch-${state.epoch}.${process.pid}.tmp`);
   // Temp folders of earlier workers killed mid-save (another pid): this worker owns the run now.
   const dir = join(runDir, 'checkpoints');
   if (existsSync(dir)) for (const f of readdirSync(dir, { withFileTypes: true })) if (/^\.epoch-\d+\.\d+\.tmp$/.test(f.name)) rmSync(join(dir, f.name), { recursive: true, force: true });
+  // read before the temp folder exists: a failed read leaves nothing behind
+  const weights = await snapshot(params), m = await snapshot(opt.m), v = await snapshot(opt.v);
+  rmSync(tmp, { recursive: true, force: true });
   try {
-    writeSafetensors(join(tmp, 'weights.safetensors'), snapshot(params));
-    const moments = { ...Object.fromEntries(Object.entries(snapshot(opt.m)).map(([k, v]) => [`m.${k}`, v])), ...Object.fromEntries(Object.entries(snapshot(opt.v)).map(([k, v]) => [`v.${k}`, v])) };
+    writeSafetensors(join(tmp, 'weights.safetensors'), weights);
+    const moments = { ...Object.fromEntries(Object.entries(m).map(([k, x]) => [`m.${k}`, x])), ...Object.fromEntries(Object.entries(v).map(([k, x]) => [`v.${k}`, x])) };
     writeSafetensors(join(tmp, 'optimizer.safetensors'), moments);
     writeJsonAtomic(join(tmp, 'state.json'), state);
   } catch (err) {

@@ -71,7 +71,7 @@ export async function trainImageJepa(r: ImageJepaRecipe, images: ImageSet, hooks
     const ids = stepImages(r, images.n, step);
     const pixels = imageViewBatch(images, ids, r.V, r.views, TrainRng.seeded(r.seed, 'image-views', step));
     const lr = lrAt(sched, step);
-    const { values, gradNorm, finite } = optimizerStep(opt, params, () => imageJepaLoss(r, params, pixels, r.batch, step), r.clip, lr);
+    const { values, gradNorm, finite } = await optimizerStep(opt, params, () => imageJepaLoss(r, params, pixels, r.batch, step), r.clip, lr);
     if (!finite) throw new Error(`image JEPA diverged at step ${step}: loss ${values.loss}, gradient norm ${gradNorm}`);
     hooks.onStep?.({ step, ...values, lr, gradNorm, seconds: (performance.now() - t0) / 1000 });
     await new Promise((res) => setImmediate(res));

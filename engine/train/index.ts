@@ -1,10 +1,10 @@
 // Training: LeJEPA (good/bad views) and NTP arms on the tfjs encoder, with checkpoints and per-epoch embeddings.
 export { train, buildModel, type TrainHooks, type TrainOutcome, type TrainSetup, type EpochEmbeddings, type EpochSummary, type StepValues } from './loop';
 export { initBackend, backendInfo, registerSegmentSum, BACKENDS, type BackendChoice, type BackendInfo } from './backend';
-export { sigreg, sigregOp, sigregGradient, sigregDirections } from './sigreg';
+export { sigreg, sigregOp, sigregGradient, sigregDirections, sigregTf } from './sigreg';
 export { invariance } from './invariance';
 export { ntpLoss } from './ntp';
-export { lrAt, createAdamW, adamwStep, clipGradients, type AdamW, type Schedule } from './optimizer';
+export { lrAt, createAdamW, adamwStep, clipGradients, optimizerStep, type AdamW, type Schedule } from './optimizer';
 export { saveCheckpoint, loadCheckpoint, listCheckpoints, selectCheckpoint, readState, CheckpointState } from './checkpoint';
 export { buildCorpus, type Corpus } from './corpus';
 export type { JepaLoss } from './lejepa';

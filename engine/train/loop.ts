@@ -3,6 +3,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
+import { describeAdapter } from '../../shared/gpu';
 import { isJepaArm, resolveLambda, type ResolvedLambda, type TrainConfig } from '../../shared/train';
 import { openDataset } from '../data';
 import { writeEmbeddings, writeNpyTensor } from '../embeddings';
@@ -78,7 +79,7 @@ export function buildModel(encoder: EncoderConfig, vocab: number, jepa: boolean,
 }
 
 // The mean loss of fixed-seed batches of the val photos (identical across epochs, so curves compare).
-function validationLoss(m: Model, corpus: Corpus, c: TrainConfig, L: JepaLoss, sp: Special): number | null {
+async function validationLoss(m: Model, corpus: Corpus, c: TrainConfig, L: JepaLoss, sp: Special): Promise<number | null> {
   const photos = corpus.splits.val;
   if (photos.length < 2) return null;
   let sum = 0, n = 0;
@@ -88,7 +89,9 @@ function validationLoss(m: Model, corpus: Corpus, c: TrainConfig, L: JepaLoss, s
     const rng = TrainRng.seeded(c.seed, 'val', s);
     const batch = drawBatch(corpus, chunk, c.arm, c.views, rng, sp, c.maxLen);
     // SIGReg's N follows the batch, so a short last chunk is weighted by its photos
-    const v = tf.tidy(() => stepLoss(m, batch, L, 0x7fffffff - s, c.views.globals).loss.dataSync()[0]);
+    const t = tf.tidy(() => stepLoss(m, batch, L, 0x7fffffff - s, c.views.globals).loss);
+    const v = (await t.data())[0];
+    t.dispose();
     sum += v * chunk.length;
     n += chunk.length;
   }
@@ -150,7 +153,7 @@ export async function train(config: TrainConfig, outDir: string, hooks: TrainHoo
     step = st.step;
     log(`resumed from epoch ${st.epoch} (step ${st.step})`);
   }
-  log(`backend ${backend.name} (${backend.package}${backend.threads ? `, ${backend.threads} thread(s)` : ''}); arm ${c.arm}; preset ${c.preset}: ${setup.params.toLocaleString('en')} backbone params, vocab ${tk.vocab.length}`);
+  log(`backend ${backend.name} (${backend.package}${backend.threads ? `, ${backend.threads} thread(s)` : ''}${backend.adapter ? ` on ${describeAdapter(backend.adapter)}` : ''}); arm ${c.arm}; preset ${c.preset}: ${setup.params.toLocaleString('en')} backbone params, vocab ${tk.vocab.length}`);
   if (jepa) log(`SIGReg λ = ${lambda.lamb.toPrecision(4)}, λ_eff = λ·N·world_size = ${lambda.lamb.toPrecision(4)}·${lambda.sigregN}·${lambda.worldSize} = ${lambda.lambEff.toPrecision(4)} (${c.loss} loss, ${c.slices} slices)`);
 
   for (let epoch = startEpoch; epoch < c.epochs; epoch++) {
@@ -162,7 +165,7 @@ export async function train(config: TrainConfig, outDir: string, hooks: TrainHoo
       const photos = Int32Array.from(order.subarray(i * c.batch, (i + 1) * c.batch), (j) => corpus.splits.train[j]);
       const batch = drawBatch(corpus, photos, c.arm, c.views, TrainRng.seeded(c.seed, 'batch', step), sp, encoder.maxLen);
       const lr = lrAt(sched, step);
-      const { values: parts, gradNorm, finite } = optimizerStep(opt, model.params, () => stepLoss(model, batch, L, step, c.views.globals), c.clip, lr);
+      const { values: parts, gradNorm, finite } = await optimizerStep(opt, model.params, () => stepLoss(model, batch, L, step, c.views.globals), c.clip, lr);
       if (!finite) {
         const message = `loss ${parts.loss} / gradient norm ${gradNorm} at step ${step} (epoch ${epoch + 1}); kept the last good checkpoint (epoch ${epoch || 'none'})`;
         log(message);
@@ -177,11 +180,11 @@ export async function train(config: TrainConfig, outDir: string, hooks: TrainHoo
       await new Promise((r) => setImmediate(r)); // lets cancel signals and progress events through
     }
     const seconds = (performance.now() - t0) / 1000;
-    const valLoss = validationLoss(model, corpus, c, L, sp);
-    const emb: EpochEmbeddings = { val: embedSplit(model, corpus, 'val', !jepa, sp), test: embedSplit(model, corpus, 'test', !jepa, sp) };
+    const valLoss = await validationLoss(model, corpus, c, L, sp);
+    const emb: EpochEmbeddings = { val: await embedSplit(model, corpus, 'val', !jepa, sp), test: await embedSplit(model, corpus, 'test', !jepa, sp) };
     writeEpochEmbeddings(outDir, epoch + 1, emb);
     const trainLoss = lossSum / stepsPerEpoch;
-    saveCheckpoint(outDir, model.params, opt, { epoch: epoch + 1, step, adamT: opt.t, seed: c.seed, valLoss, trainLoss, rng: { scheme: 'keyed-xoroshiro128plus', seed: c.seed } });
+    await saveCheckpoint(outDir, model.params, opt, { epoch: epoch + 1, step, adamT: opt.t, seed: c.seed, valLoss, trainLoss, rng: { scheme: 'keyed-xoroshiro128plus', seed: c.seed } });
     const summary: EpochSummary = { epoch: epoch + 1, step, trainLoss, valLoss, seconds, samplesPerSec: (stepsPerEpoch * c.batch) / seconds };
     epochs.push(summary);
     if (firstLoss !== null && Math.abs(trainLoss) > EXPLODED * Math.abs(firstLoss) && !warnings.some((w) => w.startsWith('loss exploded')))

@@ -24,9 +24,14 @@ export function createAdamW(params: Params, weightDecay: number, beta1 = 0.9, be
 // Weight decay on matrices (linear weights, embeddings) only; biases and norm scales are not decayed.
 export const decays = (p: tf.Variable): boolean => p.rank >= 2;
 
-// Scales grads in place so that their global L2 norm is at most maxNorm; returns the norm before clipping.
-export function clipGradients(grads: Record<string, tf.Tensor>, maxNorm: number | null): number {
-  const norm = Math.sqrt(tf.tidy(() => tf.addN(Object.values(grads).map((g) => tf.sum(tf.square(g)))).dataSync()[0]));
+// Scales grads in place so that their global L2 norm is at most maxNorm; returns the norm before clipping. Reads
+// are awaited (every GPU -> CPU read on the training path is: webgpu has no synchronous read in Node).
+export async function clipGradients(grads: Record<string, tf.Tensor>, maxNorm: number | null): Promise<number> {
+  // a left fold, not tf.addN: webgpu's AddN binds every input at once and fails past the adapter's storage-buffer
+  // limit (SwiftShader: 12); the fold adds in the same order as wasm's AddN, so wasm's norm is unchanged
+  const sq = tf.tidy(() => Object.values(grads).map((g) => tf.sum(tf.square(g))).reduce((a, b) => tf.add(a, b)));
+  const norm = Math.sqrt((await sq.data())[0]);
+  sq.dispose();
   if (maxNorm !== null && norm > maxNorm) {
     const k = maxNorm / (norm + 1e-6);
     for (const key of Object.keys(grads)) {
@@ -60,16 +65,21 @@ export type StepResult<P extends Parts> = { values: { [K in keyof P]: number }; 
 
 // One training step, the same for the text arms and the image JEPA: the gradient of loss() for every parameter,
 // global-norm clipping, AdamW at lr. A non-finite loss or gradient norm leaves the parameters as they were.
-export function optimizerStep<P extends Parts>(opt: AdamW, params: Params, loss: () => P, clip: number | null, lr: number): StepResult<P> {
-  let values = { loss: NaN } as StepResult<P>['values'];
-  const { grads } = tf.variableGrads(() => {
+export async function optimizerStep<P extends Parts>(opt: AdamW, params: Params, loss: () => P, clip: number | null, lr: number): Promise<StepResult<P>> {
+  let parts: [string, tf.Scalar][] = [];
+  const { value, grads } = tf.variableGrads(() => {
     const p = loss();
-    values = Object.fromEntries(Object.entries(p).flatMap(([k, t]) => (t ? [[k, t.dataSync()[0]]] : []))) as StepResult<P>['values'];
+    // kept past variableGrads' scope, read below: the loss and its parts (inv, sigreg)
+    parts = Object.entries(p).flatMap(([k, t]) => (t && k !== 'loss' ? [[k, tf.keep(t)] as [string, tf.Scalar]] : []));
     return p.loss;
   }, [...params.values()]);
+  parts.push(['loss', value]);
+  const read = await Promise.all(parts.map(async ([k, t]) => [k, (await t.data())[0]] as const));
+  tf.dispose(parts.map(([, t]) => t));
+  const values = Object.fromEntries(read) as StepResult<P>['values'];
   const byName: Record<string, tf.Tensor> = {};
   for (const [k, v] of params) byName[k] = grads[v.name];
-  const gradNorm = clipGradients(byName, clip);
+  const gradNorm = await clipGradients(byName, clip);
   const finite = Number.isFinite(values.loss) && Number.isFinite(gradNorm);
   if (finite) adamwStep(opt, params, byName, lr);
   tf.dispose(Object.values(byName));

@@ -149,8 +149,9 @@ async function runArm(spec: ArmSpec): Promise<Record<string, unknown>> {
     });
     const byName: Record<string, tf.Tensor> = {};
     for (const [k, v] of model.params) byName[k] = grads[v.name];
-    let gradNorm = 0;
-    const normMs = time(() => (gradNorm = clipGradients(byName, null)));
+    const tNorm = performance.now();
+    const gradNorm = await clipGradients(byName, null);
+    const normMs = performance.now() - tNorm;
     const adamMs = time(() => {
       adamwStep(opt, model.params, byName, LR);
       tf.dispose(Object.values(byName));

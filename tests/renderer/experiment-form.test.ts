@@ -55,12 +55,24 @@ describe('useExperimentForm', () => {
     f.pickListed();
     Object.assign(f.form, { modelKind: 'onnx', model: '/m/mobilenetv2-12-int8.onnx', imageOutput: '464_quantized', imagePool: 'none', images: '/photos', fitPairs: 300, testPairs: 200 });
     const parsed = ExperimentConfig.parse(f.config.value);
-    expect(parsed.image).toEqual({ model: '/m/mobilenetv2-12-int8.onnx', output: '464_quantized', pool: 'none' });
+    expect(parsed.image).toEqual({ model: '/m/mobilenetv2-12-int8.onnx', output: '464_quantized', pool: 'none', device: 'auto' });
     expect(parsed).toMatchObject({ images: '/photos', eval: { fitPairs: 300, testPairs: 200 } });
     const arm = TrainConfig.parse(armConfig(parsed, 'ntp', 1));
     expect(arm).toMatchObject({ data: '/w/world', images: '/photos', split: { seed: 0, val: 300, test: 200 } });
     f.form.fitPairs = 1;
     expect(f.issueFor('eval.fitPairs')).toMatch(/^fit pairs: /);
+  });
+
+  it('carries the chosen training backend and image device into the config, and leaves them out at auto', () => {
+    const f = useExperimentForm(ref([world]));
+    f.pickListed();
+    expect(f.config.value.train).not.toHaveProperty('backend');
+    expect(f.config.value.image).not.toHaveProperty('device');
+    f.form.backend = 'webgpu';
+    f.form.imageDevice = 'webgpu';
+    const parsed = ExperimentConfig.parse(f.config.value);
+    expect(parsed.image).toEqual({ model: 'world', device: 'webgpu' });
+    expect(TrainConfig.parse(armConfig(parsed, 'good', 0)).backend).toBe('webgpu');
   });
 
   it('names the offending path of a bad field and blocks a dataset that is not generated', async () => {

@@ -5,7 +5,7 @@ import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { packBatch, type EncoderConfig, type Params } from '../../engine/models';
 import { eppsPulleyWeights, SP_GRID } from '../../engine/metrics';
-import { initBackend, invariance, jepaLoss, ntpLoss, sigreg, textLoss, type Model } from '../../engine/train';
+import { initBackend, invariance, jepaLoss, ntpLoss, sigreg, sigregTf, textLoss, type Model } from '../../engine/train';
 import { encode, pool, project } from '../../engine/models';
 
 type Case = { name: string; N: number; K: number; M: number; X: number[]; A: number[]; value: number; grad: number[] };
@@ -47,6 +47,16 @@ describe('SIGReg vs PyTorch', () => {
       const A = tf.tensor2d(c.A, [c.K, c.M]);
       const value = sigreg(X, A);
       const g = tf.grad((x: tf.Tensor) => sigreg(x as tf.Tensor2D, A))(X);
+      expect(Math.abs(value.dataSync()[0] - c.value) / Math.max(1, c.value)).toBeLessThan(1e-5);
+      expect(maxAbsDiff(g.dataSync(), c.grad)).toBeLessThan(1e-4);
+      tf.dispose([X, A, value, g]);
+    });
+  for (const c of G.sigreg)
+    it(`the tf-ops form (webgpu's) matches too: value and gradient (${c.name})`, () => {
+      const X = tf.tensor2d(c.X, [c.N, c.K]);
+      const A = tf.tensor2d(c.A, [c.K, c.M]);
+      const value = sigregTf(tf.matMul(X, A));
+      const g = tf.grad((x: tf.Tensor) => sigregTf(tf.matMul(x as tf.Tensor2D, A)))(X);
       expect(Math.abs(value.dataSync()[0] - c.value) / Math.max(1, c.value)).toBeLessThan(1e-5);
       expect(maxAbsDiff(g.dataSync(), c.grad)).toBeLessThan(1e-4);
       tf.dispose([X, A, value, g]);

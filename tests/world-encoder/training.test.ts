@@ -22,7 +22,7 @@ beforeAll(async () => {
 async function run(r: ImageJepaRecipe): Promise<{ onnx: Uint8Array; steps: ImageStep[] }> {
   const steps: ImageStep[] = [];
   const p = await trainImageJepa(r, images, { onStep: (s) => steps.push(s) });
-  const onnx = exportVitOnnx(r.vit as ViTShape, p);
+  const onnx = await exportVitOnnx(r.vit as ViTShape, p);
   tf.dispose([...p.values()]);
   return { onnx, steps };
 }

@@ -23,14 +23,14 @@ describe('world encoder ViT: tfjs vs ONNX', () => {
     for (const v of p.values()) v.assign(tf.add(v, tf.tensor(Float32Array.from({ length: v.size }, () => 0.3 * rng.normal()), v.shape)));
     const n = 3;
     const px = Float32Array.from({ length: n * 3 * 16 * 16 }, () => rng.normal());
-    const res = await onnxParity(exportVitOnnx(TINY, p), TINY, p, px, n);
+    const res = await onnxParity(await exportVitOnnx(TINY, p), TINY, p, px, n);
     expect(res.maxAbsDiffPooler).toBeLessThan(1e-4);
     expect(res.maxAbsDiffTokens).toBeLessThan(1e-4);
     // not vacuous: the same ONNX against the tfjs model with two heads' query columns swapped no longer matches
     const w = p.get('h0.qkv.w')!;
     const d = w.dataSync().slice();
     for (let r = 0; r < 16; r++) for (let c = 0; c < 8; c++) [d[r * 48 + c], d[r * 48 + 8 + c]] = [d[r * 48 + 8 + c], d[r * 48 + c]];
-    const onnx = exportVitOnnx(TINY, p);
+    const onnx = await exportVitOnnx(TINY, p);
     w.assign(tf.tensor2d(d, [16, 48]));
     const res2 = await onnxParity(onnx, TINY, p, px, n);
     expect(res2.maxAbsDiffPooler).toBeGreaterThan(1e-3);

@@ -5,7 +5,8 @@ import { computed, reactive, type Ref } from 'vue';
 import type { DatasetInfo } from '../../../shared/api';
 import { ExperimentConfig, type ExperimentConfigInput } from '../../../shared/experiment';
 import { issuePath, issueText } from '../../../shared/issues';
-import { PRESET_NAMES, type Arm } from '../../../shared/train';
+import type { ImageDevice } from '../../../shared/gpu';
+import { PRESET_NAMES, type Arm, type BackendChoice } from '../../../shared/train';
 
 export const defaultForm = () => ({
   name: '',
@@ -18,6 +19,8 @@ export const defaultForm = () => ({
   images: '', // image folder, when not beside the captions
   fitPairs: '' as number | '', // '' = every val photo (or the seeded split's default)
   testPairs: '' as number | '',
+  imageDevice: 'auto' as ImageDevice, // where the image encoder runs
+  backend: 'auto' as BackendChoice, // the tfjs backend the arms train on
   arms: ['good', 'bad', 'ntp'] as Arm[],
   preset: 'cpu' as (typeof PRESET_NAMES)[number],
   epochs: 8,
@@ -55,17 +58,20 @@ export function useExperimentForm(datasets: Ref<DatasetInfo[]>) {
     ...(form.name.trim() ? { name: form.name.trim() } : {}),
     data: form.data,
     ...(form.images.trim() ? { images: form.images.trim() } : {}),
-    image: form.modelKind === 'world'
-      ? { model: 'world' }
-      : {
-          model: form.model,
-          ...(form.onnxPreset ? { preset: form.onnxPreset } : {}),
-          ...(form.imageOutput ? { output: form.imageOutput } : {}),
-          ...(form.imagePool ? { pool: form.imagePool } : {}),
-        },
+    image: {
+      ...(form.modelKind === 'world'
+        ? { model: 'world' }
+        : {
+            model: form.model,
+            ...(form.onnxPreset ? { preset: form.onnxPreset } : {}),
+            ...(form.imageOutput ? { output: form.imageOutput } : {}),
+            ...(form.imagePool ? { pool: form.imagePool } : {}),
+          }),
+      ...(form.imageDevice !== 'auto' ? { device: form.imageDevice } : {}),
+    },
     arms: [...form.arms],
     seeds: seedList.value,
-    train: { preset: form.preset, epochs: form.epochs, batch: form.batch, loss: form.loss, ...(form.lambdaMode === 'lamb' ? { lamb: form.lamb } : { lambEff: form.lambEff }) },
+    train: { preset: form.preset, epochs: form.epochs, batch: form.batch, loss: form.loss, ...(form.backend !== 'auto' ? { backend: form.backend } : {}), ...(form.lambdaMode === 'lamb' ? { lamb: form.lamb } : { lambEff: form.lambEff }) },
     eval: {
       k: form.k, bootstrap: form.bootstrap,
       ...(form.fitPairs !== '' ? { fitPairs: form.fitPairs } : {}), ...(form.testPairs !== '' ? { testPairs: form.testPairs } : {}),
