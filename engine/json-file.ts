@@ -3,6 +3,7 @@
 // files are one long line, so a path says more). `what` names the expected document in schema errors.
 import { readFileSync } from 'node:fs';
 import type { z } from 'zod';
+import { issueText } from '../shared/issues';
 import { InputError } from './errors';
 
 // Text files are UTF-8. Bytes that are not become U+FFFD, as Node's 'utf8' reading makes them, but never silently:
@@ -60,7 +61,7 @@ export function parseJson<S extends z.ZodType>(file: string, text: string, schem
   }
   const r = schema.safeParse(raw);
   if (!r.success) {
-    const issues = r.error.issues.slice(0, 3).map((i) => `${issuePath(i.path)}: ${i.message}`);
+    const issues = r.error.issues.slice(0, 3).map((i) => `${issuePath(i.path)}: ${issueText(i)}`);
     const more = r.error.issues.length > 3 ? ` (and ${r.error.issues.length - 3} more)` : '';
     throw new InputError(`${file}: ${what ? `not ${what}: ` : ''}${issues.join('; ')}${more}`);
   }

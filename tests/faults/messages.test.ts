@@ -125,6 +125,7 @@ describe('flag and API errors in words', () => {
     const file = join(service.store.dir(id), 'status.json');
     writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), status: 'exploded', attempts: 'two' }));
     const err = await service.dispatch('getRun', { id }).catch((e: Error) => e);
-    expect((err as Error).message).toBe('getRun: status: must be one of "queued", "running", "done", "failed", "cancelled", "interrupted", "diverged"; attempts: expected a number');
+    // The file and its problems in words (the store reads status.json through readJson), not zod's JSON.
+    expect((err as Error).message).toBe(`${file}: not a run status: status: must be one of "queued", "running", "done", "failed", "cancelled", "interrupted", "diverged", "unreadable"; attempts: expected a number`);
   });
 });
