@@ -7,7 +7,7 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { RunConfig } from '../../shared/runs';
-import { InputError } from '../errors';
+import { clipPath, InputError } from '../errors';
 
 export type Roots = { read: string[]; write: string[] };
 
@@ -35,7 +35,7 @@ export class Access {
     if (!this.roots) return;
     const roots = [...new Set(this.roots()[mode].map(realish))]; // a root not made yet (datasets/) still counts
     if (roots.some((r) => inside(r, realish(p)))) return;
-    throw new InputError(`${what} ${p}: outside the folders this server may ${mode} (${roots.join(', ') || 'none'}); add its folder to dataRoots in the settings of the desktop app or the settings file`);
+    throw new InputError(`${what} ${clipPath(p)}: outside the folders this server may ${mode} (${roots.join(', ') || 'none'}); add its folder to dataRoots in the settings of the desktop app or the settings file`);
   }
 
   // The paths a run config names, checked before the run is stored.

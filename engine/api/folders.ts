@@ -5,7 +5,7 @@ import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, isAbsolute } from 'node:path';
 import type { FolderListing } from '../../shared/api';
 import { isDatasetFolder } from '../data';
-import { InputError } from '../errors';
+import { clipPath, InputError } from '../errors';
 
 const MAX_ENTRIES = 500;
 // Any folder engine/data opens (by file names), or a COCO download (annotations/ beside the image folders).
@@ -24,8 +24,8 @@ export function browseFolder(path: string | undefined, roots: string[]): FolderL
   if (path === undefined) return { path: null, parent: null, roots, entries: roots.map((r) => ({ name: r, path: r, dataset: isDataset(r) })) };
   const dir = existsSync(path) ? realpathSync(resolve(path)) : resolve(path);
   const root = roots.find((r) => inside(r, dir));
-  if (!root) throw new InputError(`${path}: outside the folders this server may list (${roots.join(', ') || 'none'}); add it to dataRoots in the settings`);
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new InputError(`${path}: not a folder`);
+  if (!root) throw new InputError(`${clipPath(path)}: outside the folders this server may list (${roots.join(', ') || 'none'}); add it to dataRoots in the settings`);
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new InputError(`${clipPath(path)}: not a folder`);
   const entries = readdirSync(dir, { withFileTypes: true })
     .filter((e) => !e.name.startsWith('.') && (e.isDirectory() || (e.isSymbolicLink() && existsSync(join(dir, e.name)) && statSync(join(dir, e.name)).isDirectory())))
     .map((e) => join(dir, e.name))
