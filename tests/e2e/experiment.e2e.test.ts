@@ -41,7 +41,9 @@ describe.skipIf(noChromium)('experiment lab in the browser', () => {
     app = await startApp();
     world = join(app.home, 'datasets', 'tiny-world');
     generateWorld(world, { seed: 2, splits: { train: 96, val: 40, test: 40 } });
-    vit = join(app.home, 'vit.onnx'); // a small random DINOv2-layout ViT as the frozen image encoder
+    // A small random DINOv2-layout ViT as the frozen image encoder, in the lab's datasets folder: a served page reads
+    // only inside its roots (runs, datasets, dataRoots).
+    vit = join(app.home, 'datasets', 'vit.onnx');
     const cfg = { imageSize: 64, patchSize: 8, hidden: 32, depth: 1, heads: 2, mlp: 64 };
     writeFileSync(vit, buildVitOnnx(cfg, randomVitWeights(cfg, 0)));
   });
