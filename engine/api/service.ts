@@ -6,10 +6,12 @@ import type { RunEvent } from '../../shared/runs';
 import type { EntryCommand } from '../child';
 import { RunStore, Scheduler } from '../runs';
 import { explore, prop2Demo, thm1Demo } from '../theory';
-import { workerCommand } from '../worker';
+import { EXECUTOR_FILE, workerCommand } from '../worker';
+import { writeJsonAtomic } from '../atomic';
+import { resolveExecutor } from '../../shared/settings';
 import { rmSync } from 'node:fs';
 import { ZodError } from 'zod';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { InputError } from '../errors';
 import { issuesText } from '../../shared/issues';
 import { readAnnotation, writeAnnotation } from './annotations';
@@ -65,13 +67,22 @@ export class Service implements Api {
   }
   async startRun({ config }: ApiArgs<'startRun'>) {
     const state = this.store.create(config);
+    this.writeExecutor(state.id);
     return this.scheduler.submit(state.id);
   }
   async cancelRun({ id }: ApiArgs<'cancelRun'>) {
     return this.scheduler.cancel(id);
   }
   async resumeRun({ id }: ApiArgs<'resumeRun'>) {
+    this.writeExecutor(id);
     return this.scheduler.submit(id, true);
+  }
+  // An experiment's arms compute where its config says, else where the settings say (read now: a resume follows
+  // changed settings); its worker reads the merged choice from executor.json.
+  private writeExecutor(id: string): void {
+    const config = this.store.config(id);
+    if (config.kind !== 'experiment') return;
+    writeJsonAtomic(join(this.store.dir(id), EXECUTOR_FILE), resolveExecutor(this.opts.settings.get(), config.executor));
   }
   async deleteRun({ id }: ApiArgs<'deleteRun'>) {
     const { status } = this.store.get(id);

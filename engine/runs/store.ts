@@ -4,13 +4,14 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { appendLineSync, writeJsonAtomic } from '../atomic';
 import { InputError } from '../errors';
-import { otherOwner } from './owner';
+import { otherOwner, type OwnerProbe } from './owner';
 import { MetricRecord, RunConfig, RunState } from '../../shared/runs';
 
 const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 export class RunStore {
-  constructor(readonly root: string) {
+  // ownerAlive: how a run owned by a batch job is checked (the executor's ownerAlive), else by its heartbeat.
+  constructor(readonly root: string, readonly ownerAlive?: OwnerProbe) {
     mkdirSync(root, { recursive: true });
   }
 
@@ -76,7 +77,7 @@ export class RunStore {
   recover(): RunState[] {
     const changed: RunState[] = [];
     for (const s of this.list()) {
-      if ((s.status === 'running' || s.status === 'queued') && !otherOwner(this.dir(s.id))) {
+      if ((s.status === 'running' || s.status === 'queued') && !otherOwner(this.dir(s.id), this.ownerAlive)) {
         changed.push(this.update(s.id, { status: 'interrupted', pid: null, endedAt: new Date().toISOString(),
           error: s.status === 'running' ? 'the app stopped while this run was running; resume continues from its last checkpoint' : 'the app stopped before this run started' }));
       }

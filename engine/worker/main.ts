@@ -7,6 +7,7 @@ import { appendLineSync, writeJsonAtomic } from '../atomic';
 import { RunConfig, type MetricRecord } from '../../shared/runs';
 import { Cancelled, type JobContext, type WorkerMessage } from '../runs';
 import { workerCommand } from './command';
+import { executorFor } from './executor';
 import { InputError } from '../errors';
 import { jobFor } from './jobs';
 
@@ -31,6 +32,7 @@ async function main(runDir: string, resume: boolean): Promise<void> {
     log: (text, level = 'info') => send({ type: 'log', level, text }),
     path: (...parts) => join(runDir, ...parts),
     worker: workerCommand(),
+    executor: executorFor(runDir),
     checkpoint: {
       load: <T>() => (resume && existsSync(ckpt) ? (JSON.parse(readFileSync(ckpt, 'utf8')) as T) : undefined),
       save: (state) => writeJsonAtomic(ckpt, state),
