@@ -31,6 +31,7 @@ export const ApiParams = {
   resumeRun: RunId,
   deleteRun: RunId, // a finished run's folder, gone for good
   runIndex: z.object({}), // every run's config and annotation, for the run table
+  childRuns: RunId, // an experiment's arm runs (arms/), with where each computes (pid, or Slurm job, node, queue state)
   annotateRun: RunId.extend({ annotation: RunAnnotationPatch }),
   theoryExplore: ExploreQuery,
   theoryThm1: Thm1Query,
@@ -78,7 +79,8 @@ export type Match = { caption: string; cosine: number; photo: string | null };
 // under the allowed roots, those holding a dataset marked.
 export type FolderEntry = { name: string; path: string; dataset: boolean };
 export type FolderListing = { path: string | null; parent: string | null; roots: string[]; entries: FolderEntry[] };
-export type RunIndexEntry = { id: string; config: RunConfig | null; annotation: RunAnnotation };
+// executor: where an experiment's arms compute (its executor.json), null for other runs and older experiments.
+export type RunIndexEntry = { id: string; config: RunConfig | null; annotation: RunAnnotation; executor: 'local' | 'slurm' | null };
 export type MatchResult = { pool: { name: string; size: number }; arms: { arm: string; seed: number; images: { name: string; top: Match[] }[] }[]; skipped: { name: string; reason: string }[] };
 
 // Result types.
@@ -91,6 +93,7 @@ export type ApiResults = {
   resumeRun: RunState;
   deleteRun: { id: string };
   runIndex: RunIndexEntry[];
+  childRuns: RunState[];
   annotateRun: RunAnnotation;
   theoryExplore: ExploreResult;
   theoryThm1: Thm1Demo;

@@ -8,8 +8,8 @@ import { RunStore, Scheduler } from '../runs';
 import { explore, prop2Demo, thm1Demo } from '../theory';
 import { EXECUTOR_FILE, workerCommand } from '../worker';
 import { writeJsonAtomic } from '../atomic';
-import { resolveExecutor } from '../../shared/settings';
-import { rmSync } from 'node:fs';
+import { RunExecutor, resolveExecutor } from '../../shared/settings';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { ZodError } from 'zod';
 import { dirname, join } from 'node:path';
 import { InputError } from '../errors';
@@ -98,8 +98,19 @@ export class Service implements Api {
       } catch {
         /* an unreadable config.json shows as an empty row, not a failed table */
       }
-      return { id, config, annotation: readAnnotation(this.store.dir(id)) };
+      return { id, config, annotation: readAnnotation(this.store.dir(id)), executor: this.executorOf(id) };
     });
+  }
+  private executorOf(id: string): 'local' | 'slurm' | null {
+    const file = join(this.store.dir(id), EXECUTOR_FILE);
+    if (!existsSync(file)) return null;
+    return RunExecutor.safeParse(JSON.parse(readFileSync(file, 'utf8'))).data?.kind ?? null;
+  }
+  // The arms live in the experiment's own store (arms/), read without touching it (no recover()).
+  async childRuns({ id }: ApiArgs<'childRuns'>) {
+    this.store.get(id); // a clear error for an unknown run
+    const arms = join(this.store.dir(id), 'arms');
+    return existsSync(arms) ? new RunStore(arms).list() : [];
   }
   async annotateRun({ id, annotation }: ApiArgs<'annotateRun'>) {
     this.store.get(id); // a clear error for an unknown run

@@ -24,6 +24,10 @@ export const defaultForm = () => ({
   seeds: '0',
   k: 10,
   bootstrap: 2000,
+  executor: '' as '' | 'local' | 'slurm', // '': the settings' executor
+  partition: '', // Slurm overrides of the settings' slurm block; '' or 0: the settings' value
+  time: '',
+  gpus: 0,
 });
 export type ExperimentForm = ReturnType<typeof defaultForm>;
 
@@ -31,7 +35,15 @@ export type ExperimentForm = ReturnType<typeof defaultForm>;
 const FIELD_NAMES: Record<string, string> = {
   data: 'dataset', 'image.model': 'model path', arms: 'arms', 'train.epochs': 'epochs', 'train.batch': 'batch', 'train.lamb': 'λ', 'train.lambEff': 'λ_eff',
   'eval.k': 'mutual k-NN k', 'eval.bootstrap': 'bootstrap resamples', name: 'name',
+  'executor.partition': 'Slurm partition', 'executor.time': 'Slurm time limit', 'executor.gpus': 'GPUs per job',
 };
+
+// Where the arms run: nothing (the settings decide), this machine, or Slurm with the overrides the form sets.
+function executorOf(f: ExperimentForm): ExperimentConfigInput['executor'] {
+  if (!f.executor) return undefined;
+  if (f.executor === 'local') return { kind: 'local' };
+  return { kind: 'slurm', ...(f.partition.trim() ? { partition: f.partition.trim() } : {}), ...(f.time.trim() ? { time: f.time.trim() } : {}), ...(f.gpus ? { gpus: f.gpus } : {}) };
+}
 
 export function useExperimentForm(datasets: Ref<DatasetInfo[]>) {
   const form = reactive(defaultForm());
@@ -53,6 +65,7 @@ export function useExperimentForm(datasets: Ref<DatasetInfo[]>) {
     seeds: seedList.value,
     train: { preset: form.preset, epochs: form.epochs, batch: form.batch, loss: form.loss, ...(form.lambdaMode === 'lamb' ? { lamb: form.lamb } : { lambEff: form.lambEff }) },
     eval: { k: form.k, bootstrap: form.bootstrap },
+    ...(form.executor ? { executor: executorOf(form) } : {}),
   }));
   const check = computed(() => ExperimentConfig.safeParse(config.value));
   const issues = computed(() => [
