@@ -35,6 +35,9 @@ export interface Executor {
   // Runs at once (local: cores; Slurm: the cluster queues, so every run is submitted).
   readonly concurrency?: number;
   start(run: { id: string; dir: string }, resume: boolean, sink: ExecutionSink): Execution;
+  // Follow a job of this kind that a process which has since died submitted (owner.json's jobId), as start() would
+  // after its submission: the run goes on without a second job.
+  follow?(run: { id: string; dir: string }, jobId: string, sink: ExecutionSink): Execution;
   // Whether an owner record this kind of executor wrote is still live (Slurm: its job is pending or running). Runs
   // owned by another process are left alone while it is.
   ownerAlive?(r: OwnerRecord): boolean;

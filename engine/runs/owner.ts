@@ -63,6 +63,9 @@ export function ownerAlive(r: OwnerRecord, now = Date.now(), probe?: OwnerProbe)
   return r.startTime === null || processStartTime(r.pid) === null || processStartTime(r.pid) === r.startTime;
 }
 
+// Whether the process that wrote the record lives (for a batch job: the submitter, not the job).
+export const submitterAlive = (r: OwnerRecord, now = Date.now()): boolean => ownerAlive({ ...r, executor: 'local' }, now);
+
 // The run's owner record, or null when there is none (or it cannot be read: writes are atomic, so an unreadable
 // file was not written by a live owner).
 export function readOwner(runDir: string): OwnerRecord | null {
@@ -112,6 +115,18 @@ export function claim(runDir: string, probe?: OwnerProbe): OwnerRecord {
     }
   }
   throw new InputError(`run ${runDir}: another process claimed it at the same moment`);
+}
+
+// Take over a run whose batch job lives on after the process that submitted it died: `held` (as read) is replaced
+// by this process's record carrying the same job. Refused if the record changed meanwhile or its submitter lives.
+export function adopt(runDir: string, held: OwnerRecord): OwnerRecord {
+  const now = readOwner(runDir);
+  if (!now || now.claimedAt !== held.claimedAt || now.jobId !== held.jobId || submitterAlive(now)) {
+    throw new InputError(`run ${runDir}: its owner changed while this process took it over`);
+  }
+  const record: OwnerRecord = { ...recordForSelf(), executor: held.executor, jobId: held.jobId };
+  writeJsonAtomic(fileOf(runDir), record);
+  return record;
 }
 
 export function heartbeat(runDir: string, record: OwnerRecord): OwnerRecord {

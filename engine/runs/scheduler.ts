@@ -5,9 +5,9 @@ import { cpus } from 'node:os';
 import { RESUMABLE, type RunEvent, type RunState } from '../../shared/runs';
 import type { EntryCommand } from '../child';
 import { InputError } from '../errors';
-import { LocalExecutor, type Ending, type Execution, type Executor, type Placement } from './executor';
+import { LocalExecutor, type Ending, type Execution, type ExecutionSink, type Executor, type Placement } from './executor';
 import { WorkerMessage } from './job';
-import { claim, describeOwner, heartbeat, HEARTBEAT_MS, otherOwner, release, type OwnerProbe, type OwnerRecord } from './owner';
+import { adopt, claim, describeOwner, heartbeat, HEARTBEAT_MS, otherOwner, release, submitterAlive, type OwnerProbe, type OwnerRecord } from './owner';
 import type { RunStore } from './store';
 
 type Active = { execution: Execution | null; cancelRequested: boolean; outcome: WorkerMessage | null; stderr: string[]; ended: Promise<void> };
@@ -20,7 +20,7 @@ export class Scheduler extends EventEmitter<{ event: [RunEvent] }> {
   readonly concurrency: number;
   readonly executor: Executor;
   private readonly progressWriteMs: number;
-  private readonly queue: { id: string; resume: boolean }[] = [];
+  private readonly queue: { id: string; resume: boolean; jobId?: string }[] = [];
   private readonly active = new Map<string, Active>();
   private readonly lastProgressWrite = new Map<string, number>();
   private readonly owned = new Map<string, OwnerRecord>(); // runs this process owns (queued or running): owner.json
@@ -38,6 +38,15 @@ export class Scheduler extends EventEmitter<{ event: [RunEvent] }> {
     const state = this.store.get(id);
     if (this.active.has(id) || this.queue.some((q) => q.id === id)) throw new InputError(`run ${id} is already ${state.status}`);
     const other = otherOwner(this.store.dir(id), this.probe);
+    // A batch job whose submitter died computes on: this process follows it instead of submitting another.
+    if (other?.jobId && other.executor === this.executor.kind && this.executor.follow && !submitterAlive(other)) {
+      this.owned.set(id, adopt(this.store.dir(id), other));
+      this.startBeat();
+      this.store.log(id, `[${new Date().toISOString()}] following ${describeOwner(other)}, whose submitter is gone`);
+      this.queue.unshift({ id, resume: false, jobId: other.jobId }); // it already runs: first in line
+      this.pump();
+      return this.store.get(id);
+    }
     if (other) throw new InputError(`run ${id} is ${state.status} under ${describeOwner(other)}: stop it there, or wait until it ends`);
     if (resume && !RESUMABLE.includes(state.status)) throw new InputError(`run ${id} is ${state.status}; only ${RESUMABLE.join('/')} runs can be resumed`);
     this.own(id);
@@ -92,18 +101,19 @@ export class Scheduler extends EventEmitter<{ event: [RunEvent] }> {
 
   private pump(): void {
     while (this.active.size < this.concurrency && this.queue.length) {
-      const { id, resume } = this.queue.shift()!;
-      this.start(id, resume);
+      const { id, resume, jobId } = this.queue.shift()!;
+      this.start(id, resume, jobId);
     }
   }
 
-  private start(id: string, resume: boolean): void {
+  private start(id: string, resume: boolean, jobId?: string): void {
     let ended!: () => void;
     const run: Active = { execution: null, cancelRequested: false, outcome: null, stderr: [], ended: new Promise<void>((r) => (ended = r)) };
     this.active.set(id, run);
     const prev = this.store.get(id);
-    this.setState(id, { status: 'running', pid: null, slurm: null, startedAt: new Date().toISOString(), attempts: prev.attempts + 1 });
-    run.execution = this.executor.start({ id, dir: this.store.dir(id) }, resume, {
+    if (jobId) this.setState(id, { status: 'running', error: null, endedAt: null }); // the same attempt, followed from here
+    else this.setState(id, { status: 'running', pid: null, slurm: null, startedAt: new Date().toISOString(), attempts: prev.attempts + 1 });
+    const sink: ExecutionSink = {
       line: (line) => this.onLine(id, run, line),
       stderr: (line) => {
         run.stderr.push(line);
@@ -116,7 +126,9 @@ export class Scheduler extends EventEmitter<{ event: [RunEvent] }> {
         this.onEnded(id, run, e);
         ended();
       },
-    });
+    };
+    const target = { id, dir: this.store.dir(id) };
+    run.execution = jobId ? this.executor.follow!(target, jobId, sink) : this.executor.start(target, resume, sink);
   }
 
   // A batch job's id goes into owner.json too: another process then asks the cluster whether the run is live.
@@ -182,6 +194,10 @@ export class Scheduler extends EventEmitter<{ event: [RunEvent] }> {
   // Claim owner.json for a run this process queues, and keep one heartbeat timer while it owns any run.
   private own(id: string): void {
     this.owned.set(id, claim(this.store.dir(id), this.probe));
+    this.startBeat();
+  }
+
+  private startBeat(): void {
     this.beat ??= setInterval(() => {
       for (const [run, record] of this.owned) this.owned.set(run, heartbeat(this.store.dir(run), record));
     }, HEARTBEAT_MS).unref();

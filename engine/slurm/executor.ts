@@ -5,6 +5,7 @@
 // its last checkpoint up to maxResubmits times; a job Slurm requeued itself reruns with --resume (the script).
 import { spawnSync } from 'node:child_process';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import type { SlurmResources, SlurmSettings } from '../../shared/settings';
 import type { EntryCommand } from '../child';
@@ -39,8 +40,17 @@ export class SlurmExecutor implements Executor {
   }
 
   start(run: { id: string; dir: string }, resume: boolean, sink: ExecutionSink): Execution {
-    const attempt = { cancelled: false, jobId: null as string | null };
-    void this.follow(run, resume, sink, attempt).catch((e: unknown) => sink.ended({ kind: 'status', status: 'failed', error: message(e) }));
+    return this.run(run, resume, sink, null);
+  }
+
+  // A job an earlier process submitted for this run (owner.json): tracked from its output file's first line.
+  follow(run: { id: string; dir: string }, jobId: string, sink: ExecutionSink): Execution {
+    return this.run(run, true, sink, jobId);
+  }
+
+  private run(run: { id: string; dir: string }, resume: boolean, sink: ExecutionSink, jobId: string | null): Execution {
+    const attempt = { cancelled: false, jobId };
+    void this.track(run, resume, sink, attempt).catch((e: unknown) => sink.ended({ kind: 'status', status: 'failed', error: message(e) }));
     return {
       cancel: () => {
         attempt.cancelled = true;
@@ -60,22 +70,29 @@ export class SlurmExecutor implements Executor {
     return Date.now() - Date.parse(r.heartbeatAt) < STALE_MS;
   }
 
-  private async follow(run: { id: string; dir: string }, resume: boolean, sink: ExecutionSink, attempt: { cancelled: boolean; jobId: string | null }): Promise<void> {
+  private async track(run: { id: string; dir: string }, resume: boolean, sink: ExecutionSink, attempt: { cancelled: boolean; jobId: string | null }): Promise<void> {
     const s = this.o.settings;
     const resources = this.o.resources ?? s;
     const maxResubmits = s.maxResubmits ?? 2;
     const pollMs = this.o.pollMs ?? (s.pollSeconds ?? 10) * 1000;
     let resubmits = 0;
     let fromCheckpoint = resume;
+    let adopted = attempt.jobId; // a job already submitted by an earlier process: followed, not submitted again
     for (;;) {
       let sub: Submitted;
-      try {
-        sub = await this.slurm.submit(run.dir, workerJob(run, this.o.worker, s, fromCheckpoint, resources));
-      } catch (e) {
-        return sink.ended({ kind: 'status', status: 'failed', error: message(e) });
+      const job = workerJob(run, this.o.worker, s, fromCheckpoint, resources);
+      if (adopted) {
+        sub = { jobId: adopted, script: join(run.dir, 'slurm.sh'), output: job.output.replace(/%j/g, adopted) };
+        adopted = null;
+      } else {
+        try {
+          sub = await this.slurm.submit(run.dir, job);
+        } catch (e) {
+          return sink.ended({ kind: 'status', status: 'failed', error: message(e) });
+        }
+        sink.log(`submitted Slurm job ${sub.jobId}${fromCheckpoint ? ' (from the last checkpoint)' : ''}: ${sbatchOptions(resources).join(' ') || 'cluster defaults'}; output ${sub.output}`);
       }
       attempt.jobId = sub.jobId;
-      sink.log(`submitted Slurm job ${sub.jobId}${fromCheckpoint ? ' (from the last checkpoint)' : ''}: ${sbatchOptions(resources).join(' ') || 'cluster defaults'}; output ${sub.output}`);
       const placed = { jobId: sub.jobId, node: null as string | null, state: 'PENDING', resubmits };
       sink.placed({ pid: null, slurm: placed, waiting: true });
       if (attempt.cancelled) await this.slurm.cancel(sub.jobId).catch((e: unknown) => sink.log(message(e)));

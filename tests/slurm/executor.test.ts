@@ -50,7 +50,7 @@ describe.skipIf(skip)(`child runs as Slurm jobs${skip ? ` (skipped: ${skip})` : 
     scheduler.on('event', (e) => events.push(e));
     const { id } = store.create(RunConfig.parse({ kind: 'train', version: 1, name, data, arm: 'good', epochs, batch: 16, slices: 32, vocabSize: 100, backend: 'wasm' }));
     const statuses = () => events.flatMap((e) => (e.type === 'status' && e.runId === id ? [e.state] : []));
-    return { store, scheduler, id, dir: store.dir(id), statuses };
+    return { store, scheduler, executor, id, dir: store.dir(id), statuses };
   };
   const until = async (ok: () => boolean, what: string, ms = 120_000) => {
     const end = Date.now() + ms;
@@ -140,6 +140,29 @@ describe.skipIf(skip)(`child runs as Slurm jobs${skip ? ` (skipped: ${skip})` : 
     expect(readFileSync(join(dir, `slurm-${jobOf(done)}.out`), 'utf8')).toMatch(/resumed from epoch 2 \(step 40\)/);
     expect(store.metrics(id).filter((m) => m.scope === 'epoch').map((m) => m.x)).toEqual([1, 2, 3]);
   }, 400_000);
+
+  it('follows a job whose submitting process died, without submitting another', async () => {
+    const { store, scheduler, executor, id, dir } = trainRun('adopted', {}, 1);
+    const r = spawnSync(process.execPath, ['--import', import.meta.resolve('tsx'), join(import.meta.dirname, 'submit-and-exit.ts'), store.root, id], { env: c.env, encoding: 'utf8', timeout: 150_000 });
+    expect(r.status, r.stderr).toBe(0);
+    const owner = readOwner(dir)!;
+    expect(owner).toMatchObject({ executor: 'slurm', jobId: expect.stringMatching(/^\d+$/) });
+    expect(owner.pid).not.toBe(process.pid);
+    // Another process's view: the run is live while its job is, so start-up recovery leaves it running.
+    const fresh = new RunStore(store.root, (o) => executor.ownerAlive(o));
+    expect(fresh.recover()).toEqual([]);
+    expect(fresh.get(id)).toMatchObject({ status: 'running', slurm: { jobId: owner.jobId } });
+
+    scheduler.submit(id);
+    expect(readOwner(dir)).toMatchObject({ pid: process.pid, executor: 'slurm', jobId: owner.jobId });
+    await scheduler.idle();
+    const done = store.get(id);
+    expect(done.error).toBeNull();
+    expect(done).toMatchObject({ status: 'done', attempts: 1, slurm: { jobId: owner.jobId, state: 'COMPLETED' } });
+    expect(readFileSync(join(dir, 'logs.txt'), 'utf8')).toContain(`following Slurm job ${owner.jobId} on`);
+    expect(readdirSync(dir).filter((f) => /^slurm-\d+\.out$/.test(f))).toEqual([`slurm-${owner.jobId}.out`]);
+    expect(readOwner(dir)).toBeNull();
+  }, 300_000);
 
   it("shows Slurm's message when sbatch rejects the job, and the end of the output of a job that failed", async () => {
     const rejected = trainRun('rejected', { partition: 'nope' });
