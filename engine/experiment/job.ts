@@ -18,6 +18,7 @@ type Children = Record<string, string>; // childKey(arm, seed) -> child run id
 export const experimentJob: Job<ExperimentConfig> = async (ctx) => {
   const t0 = Date.now();
   const c = ctx.config;
+  await ctx.executor.preflight?.(); // a cluster that cannot take the arms fails now, not after the embedding
   const dataset = readDataset(c.data);
   const layout = experimentLayout(ctx.runDir);
 

@@ -38,6 +38,9 @@ export interface Executor {
   // Follow a job of this kind that a process which has since died submitted (owner.json's jobId), as start() would
   // after its submission: the run goes on without a second job.
   follow?(run: { id: string; dir: string }, jobId: string, sink: ExecutionSink): Execution;
+  // Checks before a job with child runs does its own long work (Slurm: the controller answers and the partition
+  // exists), so a wrong setting fails in seconds, in the cluster's words.
+  preflight?(): Promise<void>;
   // Whether an owner record this kind of executor wrote is still live (Slurm: its job is pending or running). Runs
   // owned by another process are left alone while it is.
   ownerAlive?(r: OwnerRecord): boolean;

@@ -59,6 +59,10 @@ export class SlurmExecutor implements Executor {
     };
   }
 
+  async preflight(): Promise<void> {
+    await this.slurm.partition((this.o.resources ?? this.o.settings).partition);
+  }
+
   // A run another process submitted is live while its job is pending or running. scontrol is asked synchronously
   // (recover() and submit() check owners in one pass); a controller that does not answer leaves the heartbeat to tell.
   ownerAlive(r: OwnerRecord): boolean {

@@ -179,7 +179,14 @@ describe.skipIf(skip)(`child runs as Slurm jobs${skip ? ` (skipped: ${skip})` : 
     const out = join(failing.dir, `slurm-${jobOf(s)}.out`);
     expect(s.error).toBe(`Slurm job ${jobOf(s)} FAILED on ${c.node}, exit code 7; the end of ${out}:\n${readFileSync(out, 'utf8').trimEnd()}`);
     expect(s.error).toMatch(/nodejs\/99: no such module$/);
-  });
+
+    // An experiment on an unknown partition fails before it embeds anything, naming the partitions there are.
+    const userData = join(work, 'home-bad');
+    const service = new Service({ runsDir: join(work, 'runs-bad'), userData, settings: fileSettings(userData), transport: 'ws', worker: workerCommand() });
+    const exp = await service.startRun({ config: RunConfig.parse({ kind: 'experiment', version: 1, data: join(work, 'nowhere'), executor: { kind: 'slurm', partition: 'gpu' } }) });
+    await service.scheduler.idle();
+    expect(service.store.get(exp.id)).toMatchObject({ status: 'failed', error: expect.stringMatching(/^unknown Slurm partition 'gpu': the cluster has debug \(default\)/) });
+  }, 120_000);
 
   it('resubmits a job the cluster ended (node failure) from its checkpoint, at most maxResubmits times', async () => {
     const { store, scheduler, id, dir } = trainRun('node-fail', { requeue: false, maxResubmits: 1 }, 2);
