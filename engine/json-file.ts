@@ -5,12 +5,41 @@ import { readFileSync } from 'node:fs';
 import type { z } from 'zod';
 import { InputError } from './errors';
 
-export function readText(file: string): string {
+// Text files are UTF-8. Bytes that are not become U+FFFD, as Node's 'utf8' reading makes them, but never silently:
+// `warn` hears which lines (default: a process warning, which the CLI prints and a worker's stderr keeps in logs.txt).
+export type Warn = (message: string) => void;
+const processWarning: Warn = (m) => process.emitWarning(m, 'EncodingWarning');
+
+export function decodeUtf8(file: string, bytes: Uint8Array, warn: Warn = processWarning): string {
+  const fatal = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
   try {
-    return readFileSync(file, 'utf8');
+    return fatal.decode(bytes);
+  } catch {
+    /* find the lines below: a newline byte never sits inside a UTF-8 sequence, so lines decode on their own */
+  }
+  const bad: number[] = [];
+  for (let i = 0, start = 0, line = 1; i <= bytes.length; i++) {
+    if (i < bytes.length && bytes[i] !== 0x0a) continue;
+    try {
+      fatal.decode(bytes.subarray(start, i));
+    } catch {
+      bad.push(line);
+    }
+    line++;
+    start = i + 1;
+  }
+  warn(`${file}: ${bad.length} line(s) are not valid UTF-8 and read with U+FFFD in place of the bad bytes: line ${bad.slice(0, 5).join(', ')}${bad.length > 5 ? ', ...' : ''}`);
+  return new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes);
+}
+
+export function readText(file: string, warn?: Warn): string {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
   } catch (e) {
     throw new InputError(`${file}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }
+  return decodeUtf8(file, bytes, warn);
 }
 
 export const issuePath = (path: readonly PropertyKey[]): string =>
@@ -36,7 +65,7 @@ export function parseJson<S extends z.ZodType>(file: string, text: string, schem
   return r.data;
 }
 
-export const readJson = <S extends z.ZodType>(file: string, schema: S, what?: string): z.infer<S> => parseJson(file, readText(file), schema, what);
+export const readJson = <S extends z.ZodType>(file: string, schema: S, what?: string, warn?: Warn): z.infer<S> => parseJson(file, readText(file, warn), schema, what);
 
 // V8 (Node 20) gives either "at position N" or, for an unexpected token, the 10 characters either side of it
 // ("..." marking a cut); both are turned back into an offset.

@@ -189,9 +189,11 @@ export const ceilingTable = (r: ExperimentResult, id = 'image-ceiling'): TableSp
 });
 
 // Everything the report of a finished experiment holds.
+const withWarnings = (t: TableSpec, warnings: string[]): TableSpec => (warnings.length ? { ...t, notes: `${t.notes ?? ''} Warnings: ${warnings.join('; ')}.`.trim() } : t);
+
 export function experimentReport(r: ExperimentResult, records: readonly MetricRecord[]): { figures: FigureSpec[]; tables: TableSpec[] } {
   return {
     figures: [...experimentCurves(records), armBars([{ label: 'this experiment', arms: r.arms }], 'r1', 'bars-r1', r.chance.r1), armBars([{ label: 'this experiment', arms: r.arms }], 'mknn', 'bars-mknn', r.chance.mknn), sweepFigure(r), rankFigure(r)],
-    tables: [armsTable(r.arms), differencesTable(r), spreadTable(r), sweepTable(r), ...(r.ceiling ? [ceilingTable(r)] : [])],
+    tables: [withWarnings(armsTable(r.arms), r.warnings ?? []), differencesTable(r), spreadTable(r), sweepTable(r), ...(r.ceiling ? [ceilingTable(r)] : [])],
   };
 }

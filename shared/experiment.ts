@@ -78,4 +78,5 @@ export type ExperimentResult = {
   // scene's facts; the most any text encoder could reach through this image encoder. null for real photos.
   ceiling: { r1: number; mknn: number | null; concepts: number; dim: number } | null;
   seconds: number;
+  warnings?: string[]; // why some scores may not mean much (an under-determined map, empty embeddings); absent in older results
 };

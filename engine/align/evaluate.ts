@@ -53,7 +53,39 @@ export type Evaluation = {
   nanQueries: number; // queries whose true-pair cosine is NaN (zero vector), counted as misses
   ranks: { imageToText: number[]; textToImage: number[] };
   perQueryHits: { imageToText: Recall<number[]>; textToImage: Recall<number[]>; mknn: number[] };
+  warnings: string[]; // why these scores may not mean much (an under-determined map, empty embeddings)
 };
+
+// Each fit pair gives d_txt equations for the map's free parameters; fewer equations than parameters leave the
+// map undetermined by the data (docs/reference.md#free-parameters): at least ceil(free / d_txt) pairs are needed.
+export const pairsNeeded = (freeParameters: number, dText: number): number => Math.ceil(freeParameters / dText);
+
+function rowsWarnings(side: 'image' | 'text', e: Embeddings, rows: Int32Array): string[] {
+  let zero = 0;
+  let identical = true;
+  const first = rows[0] * e.dim;
+  for (const r of rows) {
+    let any = false;
+    for (let d = 0; d < e.dim; d++) {
+      const v = e.data[r * e.dim + d];
+      if (v !== 0) any = true;
+      if (v !== e.data[first + d]) identical = false;
+    }
+    if (!any) zero++;
+  }
+  if (zero === rows.length) return [`the ${side} embeddings are all zero on the fit and test rows: every cosine is undefined, so R@k is 0 and mutual k-NN is degenerate`];
+  if (identical) return [`every ${side} embedding on the fit and test rows is the same vector (a collapsed encoder): all scores are ties`];
+  return zero ? [`${zero} of ${rows.length} ${side} rows (fit and test) are zero vectors; their queries count as misses`] : [];
+}
+
+function evaluationWarnings(o: { image: Embeddings; text: Embeddings }, fit: Int32Array, test: Int32Array, map: Alignment['map']): string[] {
+  const out: string[] = [];
+  const need = pairsNeeded(map.freeParameters, o.text.dim);
+  if (map.kind !== 'random' && map.fitPairs < need)
+    out.push(`the map has ${map.freeParameters.toLocaleString('en')} free parameters but was fitted on ${map.fitPairs} pairs (${map.fitPairs * o.text.dim} equations): it needs at least ${need} pairs to be determined by the data, so these test scores say little`);
+  const rows = Int32Array.from([...fit, ...test]);
+  return [...out, ...rowsWarnings('image', o.image, rows), ...rowsWarnings('text', o.text, rows)];
+}
 
 export function checkPaired(image: Embeddings, text: Embeddings): void {
   if (image.rows !== text.rows)
@@ -142,6 +174,7 @@ export async function evaluate(opts: EvaluateOptions): Promise<Evaluation> {
     nanQueries: r.nan,
     ranks: { imageToText: Array.from(r.ranks.imageToText), textToImage: Array.from(r.ranks.textToImage) },
     perQueryHits: { imageToText: r.i2t.hits, textToImage: r.t2i.hits, mknn: knn.perItem },
+    warnings: evaluationWarnings(o, fit, test, a.map),
   };
 }
 

@@ -96,6 +96,7 @@ export function registerAlign(program: Command): void {
         'fit resid.': a.map.fitRelativeResidual.toFixed(3),
       })));
       console.log(`chance: R@1 ${a0.chance.r1.toPrecision(3)}, R@5 ${a0.chance.r5.toPrecision(3)}, mkNN ${a0.chance.mknn.toPrecision(3)}`);
+      for (const w of new Set(res.arms.flatMap((a) => a.warnings.map((x) => (x.startsWith('the map') ? x : `${a.name}: ${x}`))))) console.log(`warning: ${w}`);
       if (res.arms.length > 1) {
         console.log('\ndifferences (row arm minus column arm), paired bootstrap:');
         printTable(b['imageToText.r1']!.differences.map((d, i) => ({

@@ -18,6 +18,7 @@ const numbers = (name: string) => (v: string) => list(v).map(num(name));
 
 function printResult(r: ExperimentResult): void {
   for (const t of [armsTable(r.arms), differencesTable(r), spreadTable(r)]) console.log(`\n${tableToMarkdown(t)}`);
+  for (const w of r.warnings ?? []) console.log(`warning: ${w}`);
 }
 
 async function runExperiment(config: ExperimentConfigInput, o: { runs?: string; json?: boolean }, setExit: (c: number) => void): Promise<void> {

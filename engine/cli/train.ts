@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import { ARMS, PRESET_NAMES, TrainConfig } from '../../shared/train';
 import { writeJsonAtomic } from '../atomic';
 import { InputError } from '../errors';
+import { claim, heartbeat, HEARTBEAT_MS, release } from '../runs';
 import { BACKENDS, train } from '../train';
 import { EXIT, numberOption, parseFlags } from './output';
 
@@ -47,37 +48,50 @@ export function registerTrain(program: Command, setExit: (code: number) => void)
       const config = parseFlags(TrainConfig, {
         kind: 'train', version: 1, data: o.data, arm: o.arm, ...trainingSettings(o), tokenizer: o.tokenizer, vocabSize: o.vocabSize, seed: o.seed,
       });
-      writeJsonAtomic(join(o.out, 'config.json'), config);
-      const json = Boolean(o.json);
-      const bar = json ? null : new SingleBar({ format: '{bar} {percentage}% | step {value}/{total} | {msg} | loss {loss}', hideCursor: true }, Presets.shades_classic);
-      let started = false, lastLoss = '-';
-      const say = (t: string) => {
-        if (json) return;
-        if (bar && started) bar.stop();
-        console.log(t);
-        started = false;
-      };
-      const out = await train(config, o.out, {
-        log: say,
-        warn: (t) => say(`warning: ${t}`),
-        onStep: (_s, v) => (lastLoss = v.loss.toFixed(4)),
-        progress: (d, t, msg) => {
-          if (!bar) return;
-          if (!started) {
-            bar.start(t, d, { msg, loss: lastLoss });
-            started = true;
-          }
-          bar.update(d, { msg, loss: lastLoss });
-        },
-      }, Boolean(o.resume));
-      if (bar && started) bar.stop();
-      const summary = { status: out.status, arm: config.arm, ...out.setup.lambda, backend: out.setup.backend, epochs: out.epochs, ...(out.status !== 'cancelled' ? { selected: out.selected, warnings: out.warnings } : {}), ...(out.status === 'diverged' ? { message: out.message } : {}) };
-      writeFileSync(join(o.out, 'train-summary.json'), JSON.stringify(summary, null, 2) + '\n');
-      if (json) console.log(JSON.stringify(summary));
-      else {
-        const kept = out.status === 'diverged' ? (out.selected ? `, last good checkpoint: epoch ${out.selected.epoch}` : ', no good checkpoint') : '';
-        console.log(`${out.status}: ${out.epochs.length} epoch(s)${out.status === 'done' && out.selected ? `, selected epoch ${out.selected.epoch} (${config.select})` : ''}${kept}; λ=${out.setup.lambda.lamb.toPrecision(4)} λ_eff=${out.setup.lambda.lambEff.toPrecision(4)}`);
+      // The folder is this process's while it trains: a second `prh train --out` on it is refused, not run twice.
+      let owner = claim(o.out);
+      const beat = setInterval(() => (owner = heartbeat(o.out, owner)), HEARTBEAT_MS).unref();
+      try {
+        await trainInto(o, config, setExit);
+      } finally {
+        clearInterval(beat);
+        release(o.out);
       }
-      setExit(out.status === 'done' ? EXIT.ok : out.status === 'diverged' ? EXIT.diverged : EXIT.cancelled);
     });
+}
+
+// One training into the folder this process owns, with a progress bar (or one JSON document) and its exit code.
+async function trainInto(o: { out: string; json?: boolean; resume?: boolean }, config: TrainConfig, setExit: (code: number) => void): Promise<void> {
+  writeJsonAtomic(join(o.out, 'config.json'), config);
+  const json = Boolean(o.json);
+  const bar = json ? null : new SingleBar({ format: '{bar} {percentage}% | step {value}/{total} | {msg} | loss {loss}', hideCursor: true }, Presets.shades_classic);
+  let started = false, lastLoss = '-';
+  const say = (t: string) => {
+    if (json) return;
+    if (bar && started) bar.stop();
+    console.log(t);
+    started = false;
+  };
+  const out = await train(config, o.out, {
+    log: say,
+    warn: (t) => say(`warning: ${t}`),
+    onStep: (_s, v) => (lastLoss = v.loss.toFixed(4)),
+    progress: (d, t, msg) => {
+      if (!bar) return;
+      if (!started) {
+        bar.start(t, d, { msg, loss: lastLoss });
+        started = true;
+      }
+      bar.update(d, { msg, loss: lastLoss });
+    },
+  }, Boolean(o.resume));
+  if (bar && started) bar.stop();
+  const summary = { status: out.status, arm: config.arm, ...out.setup.lambda, backend: out.setup.backend, epochs: out.epochs, ...(out.status !== 'cancelled' ? { selected: out.selected, warnings: out.warnings } : {}), ...(out.status === 'diverged' ? { message: out.message } : {}) };
+  writeFileSync(join(o.out, 'train-summary.json'), JSON.stringify(summary, null, 2) + '\n');
+  if (json) console.log(JSON.stringify(summary));
+  else {
+    const kept = out.status === 'diverged' ? (out.selected ? `, last good checkpoint: epoch ${out.selected.epoch}` : ', no good checkpoint') : '';
+    console.log(`${out.status}: ${out.epochs.length} epoch(s)${out.status === 'done' && out.selected ? `, selected epoch ${out.selected.epoch} (${config.select})` : ''}${kept}; λ=${out.setup.lambda.lamb.toPrecision(4)} λ_eff=${out.setup.lambda.lambEff.toPrecision(4)}`);
+  }
+  setExit(out.status === 'done' ? EXIT.ok : out.status === 'diverged' ? EXIT.diverged : EXIT.cancelled);
 }

@@ -3,18 +3,18 @@ import { basename } from 'node:path';
 import { z } from 'zod';
 import type { Dataset, DatasetImage, Split } from '../../shared/dataset';
 import { InputError } from '../errors';
-import { readJson } from '../json-file';
+import { readJson, type Warn } from '../json-file';
 
 const CocoCaptions = z.object({
   images: z.array(z.object({ id: z.number().int(), file_name: z.string().min(1) })),
   annotations: z.array(z.object({ image_id: z.number().int(), caption: z.string() })),
 });
 
-export type CocoOptions = { split?: Split; evalCaption?: number }; // COCO files are one split: all images get `split` (default test)
+export type CocoOptions = { split?: Split; evalCaption?: number; warn?: Warn }; // COCO files are one split: all images get `split` (default test)
 
 /** Images without any caption are left out (counted in params.withoutCaptions). */
-export function readCoco(file: string, { split = 'test', evalCaption = 0 }: CocoOptions = {}): Dataset {
-  const j = readJson(file, CocoCaptions);
+export function readCoco(file: string, { split = 'test', evalCaption = 0, warn }: CocoOptions = {}): Dataset {
+  const j = readJson(file, CocoCaptions, undefined, warn);
   const caps = new Map<number, { text: string }[]>(j.images.map((im) => [im.id, []]));
   j.annotations.forEach((a, i) => {
     const list = caps.get(a.image_id);

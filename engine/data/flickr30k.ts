@@ -5,12 +5,13 @@ import { basename } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import type { Dataset, DatasetImage, Split } from '../../shared/dataset';
 import { InputError } from '../errors';
-import { readText } from '../json-file';
+import { readText, type Warn } from '../json-file';
 import { WorldRng } from './world/rng';
 
 export type Flickr30kOptions = {
   evalCaption?: number; // default 0
   splitSeed?: number; // the files have no split: a seeded one is drawn (val 1,014 / test 1,000, at most 10% each)
+  warn?: Warn; // hears lines that are not UTF-8
 };
 
 type Row = { image: string; index: number; text: string; line: number };
@@ -42,8 +43,8 @@ function csvRows(file: string, text: string): Row[] {
   });
 }
 
-export function readFlickr30k(file: string, { evalCaption = 0, splitSeed = 0 }: Flickr30kOptions = {}): Dataset {
-  const text = readText(file);
+export function readFlickr30k(file: string, { evalCaption = 0, splitSeed = 0, warn }: Flickr30kOptions = {}): Dataset {
+  const text = readText(file, warn);
   const rows = file.endsWith('.csv') ? csvRows(file, text) : tokenRows(file, text);
   const byImage = new Map<string, Map<number, Row>>();
   for (const r of rows) {

@@ -1,6 +1,7 @@
 // Datasets in the one layout (dataset.json + images/), the readers of real data into it, and the procedural world.
 export { readCoco, type CocoOptions } from './coco';
 export { readFlickr30k, type Flickr30kOptions } from './flickr30k';
+export { HEAD_BYTES, imageFileProblem, MAX_PIXELS, TAIL_BYTES } from './image-file';
 export { formatInspection, inspectDataset, words, type Inspection } from './inspect';
 export { readKarpathy } from './karpathy';
 export { DATASET_FILE, IMAGES_DIR, isDatasetDir, readDataset, writeDataset } from './layout';

@@ -1,7 +1,8 @@
 // `prh data inspect`: what a dataset holds and what is wrong with it, without stopping at the first bad image.
-import { closeSync, existsSync, openSync, readSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { splitCounts, type Split } from '../../shared/dataset';
+import { HEAD_BYTES, imageFileProblem, TAIL_BYTES } from './image-file';
 import type { Format, OpenedDataset } from './open';
 
 export type Inspection = {
@@ -19,6 +20,7 @@ export type Inspection = {
   files: { imagesDir: string; present: boolean; listed: number; captionsOnly: number; missing: number; unreadable: number; problems: string[] };
   duplicates: { withinImage: number; acrossImages: number; examples: string[] };
   world: { objectsPerScene: Record<string, number>; annotators: number; styles: number } | null;
+  warnings: string[]; // from reading (bytes that are not UTF-8)
 };
 
 const BIN = 5; // caption length histogram bin width, words
@@ -27,28 +29,24 @@ const MAX_PROBLEMS = 10;
 // Words, not punctuation: Flickr30k writes "grass ." and the world writes "left , a".
 export const words = (text: string): string[] => text.toLowerCase().match(/[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*/gu) ?? [];
 
-const MAGIC: [string, number[]][] = [
-  ['png', [0x89, 0x50, 0x4e, 0x47]],
-  ['jpeg', [0xff, 0xd8, 0xff]],
-  ['gif', [0x47, 0x49, 0x46, 0x38]],
-  ['webp', [0x52, 0x49, 0x46, 0x46]],
-  ['bmp', [0x42, 0x4d]],
-];
-
-// Checks the first bytes only: decoding every photo would cost minutes on Flickr30k.
-function fileProblem(path: string): 'missing' | 'unreadable' | null {
+// Checks the first and last bytes only (signature, header size, format end): decoding every photo would cost
+// minutes on Flickr30k.
+function fileProblem(path: string): 'missing' | string | null {
   let fd: number;
   try {
     fd = openSync(path, 'r');
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : 'unreadable';
+    return (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : `cannot open (${(e as NodeJS.ErrnoException).code})`;
   }
   try {
-    const head = Buffer.alloc(8);
-    const n = readSync(fd, head, 0, 8, 0);
-    return MAGIC.some(([, m]) => n >= m.length && m.every((b, i) => head[i] === b)) ? null : 'unreadable';
-  } catch {
-    return 'unreadable';
+    const size = fstatSync(fd).size;
+    const head = Buffer.alloc(Math.min(HEAD_BYTES, size));
+    readSync(fd, head, 0, head.length, 0);
+    const tail = Buffer.alloc(Math.min(TAIL_BYTES, size));
+    readSync(fd, tail, 0, tail.length, size - tail.length);
+    return imageFileProblem(head, tail, size);
+  } catch (e) {
+    return `cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`;
   } finally {
     closeSync(fd);
   }
@@ -56,7 +54,7 @@ function fileProblem(path: string): 'missing' | 'unreadable' | null {
 
 const bump = (h: Record<string, number>, k: string | number) => (h[k] = (h[k] ?? 0) + 1);
 
-export function inspectDataset({ dataset: ds, format, path, imagesDir }: OpenedDataset): Inspection {
+export function inspectDataset({ dataset: ds, format, path, imagesDir, warnings }: OpenedDataset): Inspection {
   const captionsPerImage: Record<string, number> = {}, evalCaption: Record<string, number> = {};
   const vocab = new Set<string>();
   const lengths: number[] = [];
@@ -91,7 +89,7 @@ export function inspectDataset({ dataset: ds, format, path, imagesDir }: OpenedD
       const p = fileProblem(join(imagesDir, im.file!));
       if (!p) continue;
       p === 'missing' ? missing++ : unreadable++;
-      if (problems.length < MAX_PROBLEMS) problems.push(`${im.file}: ${p === 'missing' ? 'missing' : 'not a readable image'}`);
+      if (problems.length < MAX_PROBLEMS) problems.push(`${im.file}: ${p === 'missing' ? p : `not a readable image (${p})`}`);
     }
 
   const states = ds.images.flatMap((im) => (im.state ? [im] : []));
@@ -114,6 +112,7 @@ export function inspectDataset({ dataset: ds, format, path, imagesDir }: OpenedD
       examples: shared.slice(0, 5).map(([text, ids]) => `"${text}" (${[...ids].slice(0, 3).join(', ')}${ids.size > 3 ? ', ...' : ''})`),
     },
     world: states.length ? { objectsPerScene, annotators: ids('annotator'), styles: ids('style') } : null,
+    warnings,
   };
 }
 
@@ -137,5 +136,6 @@ export function formatInspection(r: Inspection): string {
     ...r.duplicates.examples.map((e) => `  ${e}`),
   ];
   if (r.world) out.push(`world        objects per scene ${hist(r.world.objectsPerScene)}; ${r.world.annotators} annotators, ${r.world.styles} nuisance styles`);
+  for (const w of r.warnings) out.push(`warning      ${w}`);
   return out.join('\n');
 }

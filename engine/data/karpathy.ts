@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import { z } from 'zod';
 import type { Dataset, Split } from '../../shared/dataset';
 import { InputError } from '../errors';
-import { readJson } from '../json-file';
+import { readJson, type Warn } from '../json-file';
 
 const KarpathyJson = z.object({
   dataset: z.string().optional(),
@@ -17,11 +17,12 @@ const KarpathyJson = z.object({
   ),
 });
 
-export type CaptionChoice = { evalCaption?: number }; // which caption of each image is the evaluation caption (default 0)
+// evalCaption: which caption of each image is the evaluation caption (default 0); warn: hears lines that are not UTF-8.
+export type CaptionChoice = { evalCaption?: number; warn?: Warn };
 
 /** restval (COCO's extra Karpathy training images) is read as train, as Karpathy's own loaders do. */
-export function readKarpathy(file: string, { evalCaption = 0 }: CaptionChoice = {}): Dataset {
-  const j = readJson(file, KarpathyJson);
+export function readKarpathy(file: string, { evalCaption = 0, warn }: CaptionChoice = {}): Dataset {
+  const j = readJson(file, KarpathyJson, undefined, warn);
   const images = j.images.map((im, i) => {
     const captions = im.sentences.map((s, k) => {
       const text = s.raw.trim();

@@ -5,7 +5,7 @@ import { basename, join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { Dataset, DatasetImage, Split } from '../../shared/dataset';
 import { InputError } from '../errors';
-import { readText } from '../json-file';
+import { decodeUtf8, readText, type Warn } from '../json-file';
 
 // Split file prefixes, first match wins; Multi30k's other test sets (2017, 2018, mscoco) are not Flickr30k's test.
 const SPLITS: [Split, string[]][] = [
@@ -23,22 +23,22 @@ function lines(file: string, text: string): string[] {
   return ls;
 }
 
-function captionFile(dir: string, prefix: string, k: number): { file: string; lines: string[] } {
+function captionFile(dir: string, prefix: string, k: number, warn?: Warn): { file: string; lines: string[] } {
   const gz = join(dir, `${prefix}.${k}.en.gz`), plain = join(dir, `${prefix}.${k}.en`);
   if (existsSync(gz)) {
-    let text: string;
+    let bytes: Buffer;
     try {
-      text = gunzipSync(readFileSync(gz)).toString('utf8');
+      bytes = gunzipSync(readFileSync(gz));
     } catch (e) {
       throw new InputError(`${gz}: not a readable gzip file (${(e as Error).message})`);
     }
-    return { file: gz, lines: lines(gz, text) };
+    return { file: gz, lines: lines(gz, decodeUtf8(gz, bytes, warn)) };
   }
-  if (existsSync(plain)) return { file: plain, lines: lines(plain, readText(plain)) };
+  if (existsSync(plain)) return { file: plain, lines: lines(plain, readText(plain, warn)) };
   throw new InputError(`${dir}: ${prefix}_images.txt has no caption file ${prefix}.${k}.en.gz`);
 }
 
-export function readMulti30k(dir: string, { evalCaption = 0 }: { evalCaption?: number } = {}): Dataset {
+export function readMulti30k(dir: string, { evalCaption = 0, warn }: { evalCaption?: number; warn?: Warn } = {}): Dataset {
   if (evalCaption >= CAPTIONS_PER_IMAGE) throw new InputError(`evalCaption ${evalCaption}: Multi30k has ${CAPTIONS_PER_IMAGE} captions per image`);
   const images: DatasetImage[] = [];
   const used: Record<string, string> = {};
@@ -47,11 +47,11 @@ export function readMulti30k(dir: string, { evalCaption = 0 }: { evalCaption?: n
     if (!prefix) continue;
     used[split] = prefix;
     const listFile = join(dir, `${prefix}_images.txt`);
-    const names = lines(listFile, readText(listFile));
+    const names = lines(listFile, readText(listFile, warn));
     names.forEach((n, i) => {
       if (!n.trim()) throw new InputError(`${listFile}:${i + 1}: empty image name`);
     });
-    const files = Array.from({ length: CAPTIONS_PER_IMAGE }, (_, k) => captionFile(dir, prefix, k + 1));
+    const files = Array.from({ length: CAPTIONS_PER_IMAGE }, (_, k) => captionFile(dir, prefix, k + 1, warn));
     for (const f of files) {
       if (f.lines.length !== names.length)
         throw new InputError(`${f.file}: ${f.lines.length} lines, expected ${names.length} (one per line of ${basename(listFile)})`);

@@ -6,7 +6,7 @@ import { InputError } from '../errors';
 import { readCoco } from './coco';
 import { readFlickr30k } from './flickr30k';
 import { readKarpathy } from './karpathy';
-import { IMAGES_DIR, isDatasetDir, readDataset } from './layout';
+import { checkImages, IMAGES_DIR, isDatasetDir, readDataset } from './layout';
 import { isMulti30kDir, readMulti30k } from './multi30k';
 
 export type Format = 'layout' | 'karpathy' | 'flickr30k' | 'multi30k' | 'coco';
@@ -15,6 +15,7 @@ export type OpenedDataset = {
   format: Format;
   path: string; // what was opened
   imagesDir: string; // where `file` paths resolve (may not exist: captions-only data)
+  warnings: string[]; // what was read but may not be what the file meant (bytes that are not UTF-8)
 };
 export type OpenOptions = { imagesDir?: string; evalCaption?: number };
 
@@ -46,14 +47,16 @@ function dirEntry(dir: string): { file: string; format: Format } {
 export function openDataset(path: string, { imagesDir, evalCaption }: OpenOptions = {}): OpenedDataset {
   if (!existsSync(path)) throw new InputError(`${path}: no such file or folder`);
   const { file, format } = statSync(path).isDirectory() ? dirEntry(path) : { file: path, format: fileFormat(path) };
-  const opts = evalCaption === undefined ? {} : { evalCaption };
+  const warnings: string[] = [];
+  const opts = { ...(evalCaption === undefined ? {} : { evalCaption }), warn: (m: string) => void warnings.push(m) };
   const dataset =
-    format === 'layout' ? readDataset(dirname(file))
+    format === 'layout' ? readDataset(dirname(file), opts.warn)
     : format === 'karpathy' ? readKarpathy(file, opts)
     : format === 'flickr30k' ? readFlickr30k(file, opts)
     : format === 'multi30k' ? readMulti30k(file, opts)
     : readCoco(file, opts);
+  if (format !== 'layout') checkImages(file, dataset);
   const base = format === 'multi30k' ? file : dirname(file);
   const found = IMAGE_DIR_NAMES.map((n) => join(base, n)).find((d) => existsSync(d));
-  return { dataset, format, path, imagesDir: imagesDir ?? (format === 'layout' ? join(base, IMAGES_DIR) : found ?? join(base, IMAGES_DIR)) };
+  return { dataset, format, path, warnings, imagesDir: imagesDir ?? (format === 'layout' ? join(base, IMAGES_DIR) : found ?? join(base, IMAGES_DIR)) };
 }

@@ -47,6 +47,7 @@ export async function finalize(ctx: JobContext<ExperimentConfig>, c: ExperimentC
   const differences: ArmDifference[] = [];
   const sweep: SweepRow[] = [];
   const rankHistograms: ExperimentResult['rankHistograms'] = [];
+  const warnings = new Set<string>(); // the map's (same for every arm) once; an arm's own with its name
   let pairs: Paired | null = null;
 
   for (const seed of c.seeds) {
@@ -63,6 +64,7 @@ export async function finalize(ctx: JobContext<ExperimentConfig>, c: ExperimentC
       arms: c.arms.map((arm) => ({ name: arm, image: paired.get(arm)!.p.image, text: paired.get(arm)!.p.text })),
       fit: first.fit, test: first.test, k: c.eval.k, resamples: c.eval.bootstrap, seed: c.eval.seed,
     });
+    for (const e of cmp.arms) for (const w of e.warnings) warnings.add(w.startsWith('the map') ? w : `${e.name} (seed ${seed}): ${w}`);
     const interval = (metric: keyof typeof cmp.bootstrap, arm: string) => {
       const i = cmp.bootstrap[metric]?.scores[arm];
       return i ? { estimate: i.estimate, lo: i.lo, hi: i.hi } : null;
@@ -112,7 +114,9 @@ export async function finalize(ctx: JobContext<ExperimentConfig>, c: ExperimentC
     pairs: { fit: pairs!.fit.end, test: nTest, freeParameters: freeParameters(img.encoder.dim, pairs!.text.dim) },
     ceiling: await imageCeiling(dataset, images, pairs!.text.dim, c.eval.k, c.eval.seed),
     seconds: (Date.now() - t0) / 1000,
+    warnings: [...warnings],
   };
+  for (const w of warnings) ctx.log(w, 'warn');
   writeJsonAtomic(layout.result, result);
   const metrics = readMetricsFile(ctx.path('metrics.jsonl'));
   await writeReport(ctx.path('report'), {

@@ -4,6 +4,7 @@
 // 16-bit and alpha are checked in tests/image).
 import { readFile } from 'node:fs/promises';
 import { type Canvas, type Image, type SKRSContext2D, createCanvas, loadImage } from '@napi-rs/canvas';
+import { HEAD_BYTES, imageFileProblem, TAIL_BYTES } from '../data';
 import { InputError } from '../errors';
 import type { ImageSpec } from './spec';
 
@@ -25,6 +26,8 @@ export async function decodeImage(file: string): Promise<Image> {
   } catch (err) {
     throw new BadImageError(file, (err as NodeJS.ErrnoException).code ?? String(err));
   }
+  const problem = imageFileProblem(bytes.subarray(0, HEAD_BYTES), bytes.subarray(Math.max(0, bytes.length - TAIL_BYTES)), bytes.length);
+  if (problem) throw new BadImageError(file, problem); // the decoder would take a truncated file silently, or a huge one
   try {
     const img = await loadImage(bytes);
     if (!(img.width > 0 && img.height > 0)) throw new Error('zero-sized image');

@@ -4,4 +4,4 @@ export { RunStore, readMetricsFile } from './store';
 export { Scheduler, type SchedulerOptions } from './scheduler';
 export { LocalExecutor, type Ending, type Execution, type ExecutionSink, type Executor, type Placement } from './executor';
 export { Cancelled, WorkerMessage, type Job, type JobContext, type JobOutcome } from './job';
-export { STALE_MS, claim, heartbeat, ownerAlive, readOwner, release, type OwnerProbe, type OwnerRecord } from './owner';
+export { STALE_MS, claim, heartbeat, HEARTBEAT_MS, ownerAlive, readOwner, release, type OwnerProbe, type OwnerRecord } from './owner';

@@ -13,13 +13,15 @@ import type { RunStore } from './store';
 type Active = { execution: Execution | null; cancelRequested: boolean; outcome: WorkerMessage | null; stderr: string[]; ended: Promise<void> };
 
 // executor: where jobs compute (default: LocalExecutor of `worker`, engine/worker's workerCommand() or a stand-in in
-// tests, which gets `<runDir> [--resume]`); concurrency: default the executor's, else the number of cores.
-export type SchedulerOptions = { worker?: EntryCommand; executor?: Executor; concurrency?: number; killAfterMs?: number; progressWriteMs?: number };
+// tests, which gets `<runDir> [--resume]`); concurrency: default the executor's, else the number of cores;
+// heartbeatMs: how often owner.json of the runs this process owns is refreshed (default HEARTBEAT_MS).
+export type SchedulerOptions = { worker?: EntryCommand; executor?: Executor; concurrency?: number; killAfterMs?: number; progressWriteMs?: number; heartbeatMs?: number };
 
 export class Scheduler extends EventEmitter<{ event: [RunEvent] }> {
   readonly concurrency: number;
   readonly executor: Executor;
   private readonly progressWriteMs: number;
+  private readonly heartbeatMs: number;
   private readonly queue: { id: string; resume: boolean; jobId?: string }[] = [];
   private readonly active = new Map<string, Active>();
   private readonly lastProgressWrite = new Map<string, number>();
@@ -32,10 +34,11 @@ export class Scheduler extends EventEmitter<{ event: [RunEvent] }> {
     this.executor = opts.executor ?? new LocalExecutor(opts.worker!, opts.killAfterMs);
     this.concurrency = Math.max(1, opts.concurrency ?? this.executor.concurrency ?? cpus().length);
     this.progressWriteMs = opts.progressWriteMs ?? 250;
+    this.heartbeatMs = opts.heartbeatMs ?? HEARTBEAT_MS;
   }
 
   submit(id: string, resume = false): RunState {
-    const state = this.store.get(id);
+    let state = this.store.get(id);
     if (this.active.has(id) || this.queue.some((q) => q.id === id)) throw new InputError(`run ${id} is already ${state.status}`);
     const other = otherOwner(this.store.dir(id), this.probe);
     // A batch job whose submitter died computes on: this process follows it instead of submitting another.
@@ -48,6 +51,7 @@ export class Scheduler extends EventEmitter<{ event: [RunEvent] }> {
       return this.store.get(id);
     }
     if (other) throw new InputError(`run ${id} is ${state.status} under ${describeOwner(other)}: stop it there, or wait until it ends`);
+    if (resume) state = this.store.recoverRun(state, this.probe); // left running by a process that died after this one started
     if (resume && !RESUMABLE.includes(state.status)) throw new InputError(`run ${id} is ${state.status}; only ${RESUMABLE.join('/')} runs can be resumed`);
     this.own(id);
     const next = this.setState(id, { status: 'queued', error: null, endedAt: null });
@@ -200,7 +204,7 @@ export class Scheduler extends EventEmitter<{ event: [RunEvent] }> {
   private startBeat(): void {
     this.beat ??= setInterval(() => {
       for (const [run, record] of this.owned) this.owned.set(run, heartbeat(this.store.dir(run), record));
-    }, HEARTBEAT_MS).unref();
+    }, this.heartbeatMs).unref();
   }
 
   private disown(id: string): void {

@@ -1,4 +1,5 @@
-// The run store: one folder per run, `runs/<id>/{config.json,status.json,metrics.jsonl,logs.txt,checkpoints/,artifacts/,report/}`.
+// The run store: one folder per run, `runs/<id>/{config.json,status.json,metrics.jsonl,logs.txt,checkpoints/,artifacts/,report/}`,
+// plus owner.json while a process has it queued or running (owner.ts).
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -75,14 +76,15 @@ export class RunStore {
   // orphaned) become `interrupted` and can be resumed from their last checkpoint. A run another live process
   // owns (`prh serve`, an experiment in another terminal) is left alone.
   recover(): RunState[] {
-    const changed: RunState[] = [];
-    for (const s of this.list()) {
-      if ((s.status === 'running' || s.status === 'queued') && !otherOwner(this.dir(s.id), this.ownerAlive)) {
-        changed.push(this.update(s.id, { status: 'interrupted', pid: null, endedAt: new Date().toISOString(),
-          error: s.status === 'running' ? 'the app stopped while this run was running; resume continues from its last checkpoint' : 'the app stopped before this run started' }));
-      }
-    }
-    return changed;
+    return this.list().flatMap((s) => (this.recoverRun(s) === s ? [] : [this.get(s.id)]));
+  }
+
+  // One run: `interrupted` if it is queued or running with no live owner, else unchanged (the same object).
+  // probe: how a batch job's owner is checked (default: the store's).
+  recoverRun(s: RunState, probe = this.ownerAlive): RunState {
+    if ((s.status !== 'running' && s.status !== 'queued') || otherOwner(this.dir(s.id), probe)) return s;
+    return this.update(s.id, { status: 'interrupted', pid: null, endedAt: new Date().toISOString(),
+      error: s.status === 'running' ? 'the process that ran this run stopped; resume continues from its last checkpoint' : 'the process that queued this run stopped before it started' });
   }
 }
 

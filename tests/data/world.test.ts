@@ -118,7 +118,7 @@ describe('generation', () => {
     const r = inspectDataset(openDataset(d.dir));
     expect(r).toMatchObject({ images: 100, captions: 500, splits: TINY, format: 'layout' });
     expect(r.files).toMatchObject({ present: true, listed: 100, missing: 1, unreadable: 1 });
-    expect(r.files.problems).toEqual([`${files[0]}: missing`, `${files[1]}: not a readable image`]);
+    expect(r.files.problems).toEqual([`${files[0]}: missing`, `${files[1]}: not a readable image (no PNG, JPEG, GIF, WebP, BMP or AVIF signature)`]);
     expect(r.world).toMatchObject({ annotators: 5, styles: 16 });
   });
 });

@@ -1,7 +1,7 @@
 // Divergence is reported honestly: `prh train` exits 3 when it diverges, an experiment scores a diverged arm at its
 // last good checkpoint and marks it in every table, and a loss that explodes without a NaN gets a warning.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -24,7 +24,7 @@ const cli = (...args: string[]) => spawnSync(process.execPath, [prh, ...args], {
 const trainArgs = (out: string) => ['train', '--data', tiny, '--arm', 'good', '--out', join(home, out), '--epochs', '2', '--batch', '16', '--slices', '32', '--vocab-size', '100', '--backend', 'wasm'];
 
 beforeAll(() => {
-  generateWorld(world, { seed: 3, splits: { train: 64, val: 24, test: 24 } });
+  generateWorld(world, { seed: 3, splits: { train: 64, val: 16, test: 24 } });
   const cfg = { imageSize: 64, patchSize: 8, hidden: 32, depth: 1, heads: 2, mlp: 64 };
   writeFileSync(vit, buildVitOnnx(cfg, randomVitWeights(cfg, 0)));
 });
@@ -46,6 +46,7 @@ describe('prh train', () => {
     const summary = JSON.parse(readFileSync(join(home, 'lr1e6', 'train-summary.json'), 'utf8'));
     expect(summary).toMatchObject({ status: 'diverged', selected: null });
     expect(summary.message).toMatch(/^loss NaN/);
+    expect(existsSync(join(home, 'lr1e6', 'owner.json'))).toBe(false); // released at the end
   }, 60_000);
 
   it('warns when λ·SIGReg drowns the invariance term (--lamb 1e9), and still exits 0', () => {
@@ -91,6 +92,8 @@ describe('an experiment with a diverged arm', () => {
       expect(a.epoch).toBe(Number(/\(epoch (\d+)\)/.exec(a.diverged!)![1]) - 1); // the checkpoint before the NaN
       expect(a.epoch).toBeGreaterThanOrEqual(1);
     }
+    // 16 fit pairs (the val photos) for a [32, 64] map: fewer than its 1,520 free parameters need, which the result says.
+    expect(r.warnings).toEqual([expect.stringMatching(/^the map has 1,520 free parameters but was fitted on 16 pairs \(1024 equations\): it needs at least 24 pairs/)]);
     const md = tableToMarkdown(armsTable(r.arms));
     for (const a of diverged) expect(md).toMatch(new RegExp(`\\| ${a.arm} .*diverged: scored at epoch ${a.epoch}, its last good checkpoint`));
   }, 300_000);

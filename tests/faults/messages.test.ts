@@ -10,7 +10,7 @@ import { RunConfig } from '../../shared/runs';
 import { fileSettings, Service } from '../../engine/api';
 import { generateWorld } from '../../engine/data';
 import { readEmbeddings } from '../../engine/embeddings';
-import { buildVitOnnx, decodeModel, randomVitWeights } from '../../engine/models/onnx';
+import { buildVitOnnx, decodeModel, ElemType, GraphBuilder, randomVitWeights, valueInfo } from '../../engine/models/onnx';
 import { RunStore, Scheduler } from '../../engine/runs';
 import { workerCommand } from '../../engine/worker';
 
@@ -86,6 +86,18 @@ describe('prh embed', () => {
     expect(y.ids).toEqual(x.ids);
     expect(y.ids).toHaveLength(12);
     for (let i = 0; i < x.emb.data.length; i++) expect(y.emb.data[i]).toBeCloseTo(x.emb.data[i], 4);
+  }, 60_000);
+
+  it('a model that only runs one image at a time without saying so: the whole ORT message, and that --batch 1 works', () => {
+    // Its input batch axis is symbolic, but a Reshape inside fixes it to 1.
+    const g = new GraphBuilder();
+    g.op('Reshape', ['x', g.ints([1, 3 * 28 * 28])], {}, 'y');
+    const one = join(home, 'hidden-batch1.onnx');
+    writeFileSync(one, g.encode([valueInfo('x', ElemType.FLOAT, ['n', 3, 28, 28])], [valueInfo('y', ElemType.FLOAT, [1, 3 * 28 * 28])], 'one'));
+    const r = embed(one, 'hidden.npy', '--batch', '4');
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^error: .*hidden-batch1\.onnx: inference failed for input \[4, 3, 28, 28\]: .*requested shape:\{1,2352\}; if the model takes one image per call, --batch 1 runs it$/m);
+    expect(embed(one, 'hidden.npy', '--batch', '1').status).toBe(0);
   }, 60_000);
 });
 

@@ -5,8 +5,10 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { claim, ownerAlive, readOwner, release, type OwnerRecord } from '../../engine/runs';
+import { RunConfig } from '../../shared/runs';
+import { claim, ownerAlive, readOwner, release, RunStore, Scheduler, type OwnerRecord } from '../../engine/runs';
 import { processStartTime, STALE_MS } from '../../engine/runs/owner';
+import { writeTinyWorld } from '../train/tiny-world';
 
 const prh = join(import.meta.dirname, '..', '..', 'bin', 'prh.js');
 const home = mkdtempSync(join(tmpdir(), 'prh-owner-'));
@@ -95,4 +97,52 @@ describe('a run owned by another prh process', () => {
     await until(() => !alive(a.pid!) && !alive(run.pid!), 'the owner and its worker to exit', 10_000);
     expect(list().find((r) => r.id === run.id)?.status).toBe('interrupted');
   }, 120_000);
+});
+
+describe('the scheduler as owner', () => {
+  it('claims owner.json when it queues a run, refreshes its heartbeat while the job runs, and removes it at the end', async () => {
+    const store = new RunStore(join(home, 'sched-runs'));
+    const worker = { command: process.execPath, args: [join(import.meta.dirname, '..', 'runs', 'fixtures', 'fake-worker.mjs')], env: { FAKE_MODE: 'slow' } }; // ~5 s
+    const scheduler = new Scheduler(store, { concurrency: 1, worker, heartbeatMs: 100 });
+    const { id } = store.create(RunConfig.parse({ kind: 'theory.prop3', version: 1, params: { worlds: 1 } }));
+    scheduler.submit(id);
+    const dir = store.dir(id);
+    const first = readOwner(dir)!;
+    expect(first).toMatchObject({ host: hostname(), pid: process.pid, executor: 'local' });
+    await until(() => (readOwner(dir)?.heartbeatAt ?? '') > first.heartbeatAt, 'a heartbeat', 5000);
+    expect(readOwner(dir)!.claimedAt).toBe(first.claimedAt);
+    await scheduler.idle();
+    expect(store.get(id).status).toBe('done');
+    expect(existsSync(join(dir, 'owner.json'))).toBe(false);
+  }, 30_000);
+});
+
+describe('a run whose owner died after this process started', () => {
+  it('resumes: the run is recovered as interrupted at the resume, not only at start-up', async () => {
+    const store = new RunStore(join(home, 'late-runs'));
+    const worker = { command: process.execPath, args: [join(import.meta.dirname, '..', 'runs', 'fixtures', 'fake-worker.mjs')], env: { FAKE_MODE: 'ok' } };
+    const scheduler = new Scheduler(store, { concurrency: 1, worker });
+    const { id } = store.create(RunConfig.parse({ kind: 'theory.prop3', version: 1, params: { worlds: 1 } }));
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
+    store.update(id, { status: 'running', pid: dead });
+    writeFileSync(join(store.dir(id), 'owner.json'), JSON.stringify({ host: hostname(), pid: dead, startTime: null, executor: 'local', claimedAt: new Date().toISOString(), heartbeatAt: new Date().toISOString() }));
+    scheduler.submit(id, true); // before: "run ... is running; only failed/cancelled/interrupted/diverged runs can be resumed"
+    await scheduler.idle();
+    expect(store.get(id).status).toBe('done');
+  });
+});
+
+describe('prh train on a folder another prh train is using', () => {
+  it('is refused with exit 2, naming the owner', async () => {
+    const data = writeTinyWorld(join(home, 'tiny'), { train: 64, val: 16, test: 16 });
+    const out = join(home, 'train-out');
+    const args = ['train', '--data', data, '--arm', 'good', '--out', out, '--epochs', '200', '--batch', '16', '--slices', '32', '--vocab-size', '100', '--backend', 'wasm'];
+    const a = spawn(process.execPath, [prh, ...args], { env, stdio: 'ignore' });
+    started.push(a.pid!);
+    await until(() => readOwner(out)?.pid === a.pid, 'the first prh train to claim the folder');
+    const b = spawnSync(process.execPath, [prh, ...args, '--resume'], { env, encoding: 'utf8' });
+    expect(b.status).toBe(2); // before: a second training on the same checkpoints
+    expect(b.stderr).toMatch(new RegExp(`^error: run ${out} is owned by pid ${a.pid} on `));
+    a.kill('SIGKILL');
+  }, 60_000);
 });
