@@ -1,4 +1,8 @@
 // resolveExecutor: what an experiment's executor.json holds, from the settings and the experiment's own pick.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ExperimentConfig } from '../../shared/experiment';
 import { RunExecutor, resolveExecutor } from '../../shared/settings';
@@ -24,5 +28,23 @@ describe('resolveExecutor', () => {
     const base = { kind: 'experiment', version: 1, data: '/d' };
     expect(ExperimentConfig.safeParse({ ...base, executor: { kind: 'slurm', time: '4h' } }).error?.issues[0].path).toEqual(['executor', 'time']);
     expect(ExperimentConfig.safeParse({ ...base, executor: { kind: 'cloud' } }).error?.issues[0].path).toEqual(['executor', 'kind']);
+  });
+});
+
+describe('prh experiment --executor', () => {
+  it('exits 2 naming the field when the executor or a Slurm override is not valid', () => {
+    const home = mkdtempSync(join(tmpdir(), 'prh-exec-cli-'));
+    try {
+      const prh = (...args: string[]) => spawnSync(process.execPath, [join(import.meta.dirname, '..', '..', 'bin', 'prh.js'), 'experiment', '--data', join(home, 'd'), '--runs', join(home, 'runs'), ...args], { env: { ...process.env, PRH_HOME: home }, encoding: 'utf8' });
+      const cloud = prh('--executor', 'cloud');
+      expect(cloud.status).toBe(2);
+      expect(cloud.stderr).toMatch(/executor\.kind/);
+      expect(cloud.stderr).not.toMatch(/\n\s+at /); // no stack
+      const time = prh('--partition', 'gpu', '--time', '4h');
+      expect(time.status).toBe(2);
+      expect(time.stderr).toMatch(/executor\.time: a Slurm time limit/);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });
