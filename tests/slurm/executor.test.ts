@@ -120,7 +120,13 @@ describe.skipIf(skip)(`child runs as Slurm jobs${skip ? ` (skipped: ${skip})` : 
     const seen = statuses().length;
     c.scontrol('requeue', jobOf(first)); // as the cluster does on preemption: the worker gets SIGTERM, the job waits again
     await until(() => statuses().slice(seen).some((s) => s.status === 'queued' && s.slurm?.state === 'PENDING'), 'the requeued job to wait');
-    c.scontrol('update', `JobId=${jobOf(first)}`, 'StartTime=now'); // a requeued job waits for a begin time otherwise
+    // A requeued job waits for a begin time (about 2 minutes) otherwise; an update while the old run still
+    // completes does not stick, so it is repeated until the job runs again.
+    await until(() => {
+      if (/JobState=RUNNING/.test(c.scontrol('show', 'job', jobOf(first)))) return true;
+      spawnSync('scontrol', ['update', `JobId=${jobOf(first)}`, 'StartTime=now'], { env: c.env });
+      return false;
+    }, 'the requeued job to run again', 60_000);
     await until(() => checkpointed(dir, 2), 'the second checkpoint');
     const output = join(dir, `slurm-${jobOf(first)}.out`);
     expect(readFileSync(output, 'utf8')).toMatch(/resumed from epoch 1 \(step 20\)/);
