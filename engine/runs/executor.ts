@@ -37,7 +37,8 @@ export interface Executor {
   start(run: { id: string; dir: string }, resume: boolean, sink: ExecutionSink): Execution;
   // Follow a job of this kind that a process which has since died submitted (owner.json's jobId), as start() would
   // after its submission: the run goes on without a second job.
-  follow?(run: { id: string; dir: string }, jobId: string, sink: ExecutionSink): Execution;
+  // resubmits: how often the run's job was resubmitted before (status.json), so the limit holds across processes.
+  follow?(run: { id: string; dir: string }, job: { jobId: string; resubmits: number }, sink: ExecutionSink): Execution;
   // Checks before a job with child runs does its own long work (Slurm: the controller answers and the partition
   // exists), so a wrong setting fails in seconds, in the cluster's words.
   preflight?(): Promise<void>;

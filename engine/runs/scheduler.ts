@@ -132,7 +132,7 @@ export class Scheduler extends EventEmitter<{ event: [RunEvent] }> {
       },
     };
     const target = { id, dir: this.store.dir(id) };
-    run.execution = jobId ? this.executor.follow!(target, jobId, sink) : this.executor.start(target, resume, sink);
+    run.execution = jobId ? this.executor.follow!(target, { jobId, resubmits: prev.slurm?.resubmits ?? 0 }, sink) : this.executor.start(target, resume, sink);
   }
 
   // A batch job's id goes into owner.json too: another process then asks the cluster whether the run is live.

@@ -40,17 +40,17 @@ export class SlurmExecutor implements Executor {
   }
 
   start(run: { id: string; dir: string }, resume: boolean, sink: ExecutionSink): Execution {
-    return this.run(run, resume, sink, null);
+    return this.run(run, resume, sink, null, 0);
   }
 
   // A job an earlier process submitted for this run (owner.json): tracked from its output file's first line.
-  follow(run: { id: string; dir: string }, jobId: string, sink: ExecutionSink): Execution {
-    return this.run(run, true, sink, jobId);
+  follow(run: { id: string; dir: string }, job: { jobId: string; resubmits: number }, sink: ExecutionSink): Execution {
+    return this.run(run, true, sink, job.jobId, job.resubmits);
   }
 
-  private run(run: { id: string; dir: string }, resume: boolean, sink: ExecutionSink, jobId: string | null): Execution {
+  private run(run: { id: string; dir: string }, resume: boolean, sink: ExecutionSink, jobId: string | null, resubmits: number): Execution {
     const attempt = { cancelled: false, jobId };
-    void this.track(run, resume, sink, attempt).catch((e: unknown) => sink.ended({ kind: 'status', status: 'failed', error: message(e) }));
+    void this.track(run, resume, sink, attempt, resubmits).catch((e: unknown) => sink.ended({ kind: 'status', status: 'failed', error: message(e) }));
     return {
       cancel: () => {
         attempt.cancelled = true;
@@ -74,12 +74,12 @@ export class SlurmExecutor implements Executor {
     return Date.now() - Date.parse(r.heartbeatAt) < STALE_MS;
   }
 
-  private async track(run: { id: string; dir: string }, resume: boolean, sink: ExecutionSink, attempt: { cancelled: boolean; jobId: string | null }): Promise<void> {
+  private async track(run: { id: string; dir: string }, resume: boolean, sink: ExecutionSink, attempt: { cancelled: boolean; jobId: string | null }, resubmitted: number): Promise<void> {
     const s = this.o.settings;
     const resources = this.o.resources ?? s;
     const maxResubmits = s.maxResubmits ?? 2;
     const pollMs = this.o.pollMs ?? (s.pollSeconds ?? 10) * 1000;
-    let resubmits = 0;
+    let resubmits = resubmitted;
     let fromCheckpoint = resume;
     let adopted = attempt.jobId; // a job already submitted by an earlier process: followed, not submitted again
     for (;;) {
