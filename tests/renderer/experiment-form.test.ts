@@ -79,7 +79,7 @@ describe('where the arms run (useExperimentForm executor)', () => {
     Object.assign(f.form, { executor: 'slurm', partition: 'gpu nodes', time: 'soon' });
     await nextTick();
     expect(f.ready.value).toBe(false);
-    expect(f.issueFor('executor.partition')).toMatch(/^Slurm partition: letters, digits and _ \. \+ - only/);
-    expect(f.issueFor('executor.time')).toMatch(/^Slurm time limit: a Slurm time limit/);
+    expect(f.issueFor('executor.partition')).toMatch(/^partition: letters, digits and _ \. \+ - only/);
+    expect(f.issueFor('executor.time')).toMatch(/^time limit: a Slurm time limit: minutes, H:MM:SS or D-HH:MM:SS/);
   });
 });

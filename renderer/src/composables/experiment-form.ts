@@ -35,7 +35,7 @@ export type ExperimentForm = ReturnType<typeof defaultForm>;
 const FIELD_NAMES: Record<string, string> = {
   data: 'dataset', 'image.model': 'model path', arms: 'arms', 'train.epochs': 'epochs', 'train.batch': 'batch', 'train.lamb': 'λ', 'train.lambEff': 'λ_eff',
   'eval.k': 'mutual k-NN k', 'eval.bootstrap': 'bootstrap resamples', name: 'name',
-  'executor.partition': 'Slurm partition', 'executor.time': 'Slurm time limit', 'executor.gpus': 'GPUs per job',
+  'executor.partition': 'partition', 'executor.time': 'time limit', 'executor.gpus': 'GPUs per job',
 };
 
 // Where the arms run: nothing (the settings decide), this machine, or Slurm with the overrides the form sets.
