@@ -31,6 +31,7 @@ export const ApiParams = {
   resumeRun: RunId,
   deleteRun: RunId, // a finished run's folder, gone for good
   runIndex: z.object({}), // every run's config and annotation, for the run table
+  childRuns: RunId, // an experiment's arm runs (arms/), with where each computes (pid, or Slurm job, node, queue state)
   annotateRun: RunId.extend({ annotation: RunAnnotationPatch }),
   theoryExplore: ExploreQuery,
   theoryThm1: Thm1Query,
@@ -83,7 +84,8 @@ export type Match = { caption: string; cosine: number; photo: string | null };
 // under the allowed roots, those holding a dataset marked.
 export type FolderEntry = { name: string; path: string; dataset: boolean };
 export type FolderListing = { path: string | null; parent: string | null; roots: string[]; entries: FolderEntry[] };
-export type RunIndexEntry = { id: string; config: RunConfig | null; annotation: RunAnnotation };
+// executor: where an experiment's arms compute (its executor.json), null for other runs and older experiments.
+export type RunIndexEntry = { id: string; config: RunConfig | null; annotation: RunAnnotation; executor: 'local' | 'slurm' | null };
 // A dropped image that is one of the dataset's photos (same bytes): where each of its own captions ranks in the pool.
 export type OwnCaptions = { photo: string; split: string; ranks: (number | null)[] | null };
 export type MatchResult = {
@@ -102,6 +104,7 @@ export type ApiResults = {
   resumeRun: RunState;
   deleteRun: { id: string };
   runIndex: RunIndexEntry[];
+  childRuns: RunState[];
   annotateRun: RunAnnotation;
   theoryExplore: ExploreResult;
   theoryThm1: Thm1Demo;

@@ -2,6 +2,7 @@
 // one config, and one evaluation protocol. Arms run as child train runs inside the experiment's run folder.
 import { z } from 'zod';
 import { ImageDevice } from './gpu';
+import { ExecutorChoice } from './settings';
 import { Arm, TrainSettings, type TrainConfigInput, type TrainEvaluation } from './train';
 
 const Rgb = z.tuple([z.number(), z.number(), z.number()]);
@@ -56,7 +57,8 @@ export const ExperimentConfig = z
     seeds: z.array(z.number().int().min(0)).min(1).default([0]), // replicates: training noise can exceed the bootstrap CI
     train: TrainSettings.default(TrainSettings.parse({})), // the same for every arm
     eval: EvalProtocol.default(EvalProtocol.parse({})),
-    parallel: z.number().int().min(1).optional(), // arms trained at once; default: number of cores
+    parallel: z.number().int().min(1).optional(), // arms trained at once; default: number of cores (Slurm: all)
+    executor: ExecutorChoice.optional(), // where the arms compute; default: the settings' executor
   })
   .refine((c) => new Set(c.arms).size === c.arms.length, { path: ['arms'], message: 'each arm once' });
 export type ExperimentConfig = z.infer<typeof ExperimentConfig>;

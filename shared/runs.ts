@@ -52,6 +52,14 @@ export const MetricRecord = z.object({
 });
 export type MetricRecord = z.infer<typeof MetricRecord>;
 
+export const SlurmPlacement = z.object({
+  jobId: z.string(),
+  node: z.string().nullable(),
+  state: z.string(),
+  resubmits: z.number().int().min(0).default(0),
+});
+export type SlurmPlacement = z.infer<typeof SlurmPlacement>;
+
 // status.json: everything the list view needs, rewritten atomically on every change.
 export const RunState = z.object({
   id: z.string(),
@@ -66,6 +74,9 @@ export const RunState = z.object({
   pid: z.number().nullable(),
   attempts: z.number().int(),
   result: z.record(z.string(), z.unknown()).nullable(), // the job's summary when done
+  // A run computed as a Slurm batch job: its current job, the node it runs on (null while pending), Slurm's state
+  // (PENDING, RUNNING, COMPLETED, TIMEOUT, ...) and how often it was resubmitted after the cluster ended a job.
+  slurm: SlurmPlacement.nullable().optional(),
 });
 export type RunState = z.infer<typeof RunState>;
 

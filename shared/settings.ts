@@ -7,7 +7,7 @@ import { z } from 'zod';
 const oneLine = z.string().min(1).max(500).regex(/^[^\r\n\0]*$/, 'one line, no line breaks');
 const slurmName = z.string().min(1).max(100).regex(/^[A-Za-z0-9_.+-]+$/, 'letters, digits and _ . + - only');
 
-// What one batch job asks the cluster for. The same block overrides the settings per experiment (phase 2).
+// What one batch job asks the cluster for. The same block overrides the settings per experiment (ExecutorChoice).
 export const SlurmResources = z.object({
   partition: slurmName.optional(), // default: the cluster's default partition
   account: slurmName.optional(),
@@ -35,6 +35,28 @@ export type SlurmSettings = z.infer<typeof SlurmSettings>;
 
 export const Executor = z.enum(['local', 'slurm']);
 export type Executor = z.infer<typeof Executor>;
+
+// An experiment's own pick (ExperimentConfig.executor): where its arms compute, and what its jobs ask for over the
+// settings' slurm block (a field set here wins; `extra` lines are added to the settings' ones).
+export const ExecutorChoice = SlurmResources.extend({ kind: Executor });
+export type ExecutorChoice = z.infer<typeof ExecutorChoice>;
+
+// `<experiment run>/executor.json`, written by the app when it starts or resumes the run, read by its worker: the
+// settings and the experiment's pick merged, so the worker needs no settings file of its own.
+export const RunExecutor = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('local') }),
+  z.object({ kind: z.literal('slurm'), slurm: SlurmSettings }),
+]);
+export type RunExecutor = z.infer<typeof RunExecutor>;
+
+export function resolveExecutor(settings: Pick<Settings, 'executor' | 'slurm'>, choice?: ExecutorChoice): RunExecutor {
+  const kind = choice?.kind ?? settings.executor ?? 'local';
+  if (kind === 'local') return { kind };
+  const { kind: _, extra, ...overrides } = choice ?? { kind };
+  const base = settings.slurm ?? {};
+  const lines = [...(base.extra ?? []), ...(extra ?? [])];
+  return { kind, slurm: SlurmSettings.parse({ ...base, ...overrides, ...(lines.length ? { extra: lines } : {}) }) };
+}
 
 export const Settings = z.object({
   runsDir: z.string().min(1).optional(), // default: <user data>/runs

@@ -6,10 +6,12 @@ import type { RunEvent } from '../../shared/runs';
 import type { EntryCommand } from '../child';
 import { RunStore, Scheduler } from '../runs';
 import { explore, prop2Demo, thm1Demo } from '../theory';
-import { workerCommand } from '../worker';
-import { rmSync } from 'node:fs';
+import { EXECUTOR_FILE, workerCommand } from '../worker';
+import { writeJsonAtomic } from '../atomic';
+import { RunExecutor, resolveExecutor } from '../../shared/settings';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { ZodError } from 'zod';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { InputError } from '../errors';
 import { issuesText } from '../../shared/issues';
 import { readAnnotation, writeAnnotation } from './annotations';
@@ -74,13 +76,22 @@ export class Service implements Api {
     const { preflightRun } = await import('../experiment/protocol');
     preflightRun(config);
     const state = this.store.create(config);
+    this.writeExecutor(state.id);
     return this.scheduler.submit(state.id);
   }
   async cancelRun({ id }: ApiArgs<'cancelRun'>) {
     return this.scheduler.cancel(id);
   }
   async resumeRun({ id }: ApiArgs<'resumeRun'>) {
+    this.writeExecutor(id);
     return this.scheduler.submit(id, true);
+  }
+  // An experiment's arms compute where its config says, else where the settings say (read now: a resume follows
+  // changed settings); its worker reads the merged choice from executor.json.
+  private writeExecutor(id: string): void {
+    const config = this.store.config(id);
+    if (config.kind !== 'experiment') return;
+    writeJsonAtomic(join(this.store.dir(id), EXECUTOR_FILE), resolveExecutor(this.opts.settings.get(), config.executor));
   }
   async deleteRun({ id }: ApiArgs<'deleteRun'>) {
     const { status } = this.store.peek(id); // an unreadable run can be deleted too
@@ -96,8 +107,19 @@ export class Service implements Api {
       } catch {
         /* an unreadable config.json shows as an empty row, not a failed table */
       }
-      return { id, config, annotation: readAnnotation(this.store.dir(id)) };
+      return { id, config, annotation: readAnnotation(this.store.dir(id)), executor: this.executorOf(id) };
     });
+  }
+  private executorOf(id: string): 'local' | 'slurm' | null {
+    const file = join(this.store.dir(id), EXECUTOR_FILE);
+    if (!existsSync(file)) return null;
+    return RunExecutor.safeParse(JSON.parse(readFileSync(file, 'utf8'))).data?.kind ?? null;
+  }
+  // The arms live in the experiment's own store (arms/), read without touching it (no recover()).
+  async childRuns({ id }: ApiArgs<'childRuns'>) {
+    this.store.get(id); // a clear error for an unknown run
+    const arms = join(this.store.dir(id), 'arms');
+    return existsSync(arms) ? new RunStore(arms).list() : [];
   }
   async annotateRun({ id, annotation }: ApiArgs<'annotateRun'>) {
     this.store.get(id); // a clear error for an unknown run

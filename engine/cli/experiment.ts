@@ -78,8 +78,20 @@ const addTrainOptions = (c: Command) =>
     .option('--seeds <list>', 'training seeds (replicates), e.g. 0,1,2', numbers('seeds'))
     .option('--bootstrap <B>', 'paired bootstrap resamples', num('bootstrap'))
     .option('--parallel <n>', 'arms trained at once (default: cores)', num('parallel'))
+    .option('--executor <where>', 'where the arms run: local | slurm (default: the settings)')
+    .option('--partition <name>', 'Slurm partition for the arms (over the settings)')
+    .option('--time <limit>', 'Slurm time limit per arm job, e.g. 4:00:00')
+    .option('--gpus <n>', 'GPUs per arm job (--gres=gpu:N)', num('gpus'))
     .option('--runs <dir>', 'runs folder')
     .option('--json', 'print one JSON document');
+
+// --executor and its Slurm overrides as ExperimentConfig.executor (validated with the config).
+type ExecutorFlags = { executor?: string; partition?: string; time?: string; gpus?: number };
+const executorOf = (o: ExecutorFlags): ExperimentConfigInput['executor'] => {
+  const slurm = { ...(o.partition ? { partition: o.partition } : {}), ...(o.time ? { time: o.time } : {}), ...(o.gpus !== undefined ? { gpus: o.gpus } : {}) };
+  if (!o.executor && !Object.keys(slurm).length) return undefined;
+  return { kind: (o.executor ?? 'slurm') as 'local' | 'slurm', ...slurm };
+};
 
 export function registerExperiment(program: Command, setExit: (code: number) => void): void {
   addTrainOptions(addImageOptions(
@@ -95,7 +107,7 @@ export function registerExperiment(program: Command, setExit: (code: number) => 
   ).action(async (o) => {
     await runExperiment({
       kind: 'experiment', version: 1, data: resolve(o.data), images: o.images && resolve(o.images), splitSeed: o.splitSeed, image: imageChoice(o), arms: o.arms, seeds: o.seeds,
-      train: trainingSettings(o), parallel: o.parallel,
+      train: trainingSettings(o), parallel: o.parallel, executor: executorOf(o),
       eval: { ...(o.bootstrap ? { bootstrap: o.bootstrap } : {}), ...(o.fitPairs ? { fitPairs: o.fitPairs } : {}), ...(o.testPairs ? { testPairs: o.testPairs } : {}) },
     }, o, setExit);
   });
@@ -113,7 +125,7 @@ export function registerExperiment(program: Command, setExit: (code: number) => 
     }
     await runExperiment({
       kind: 'experiment', version: 1, name: 'demo: good vs bad views vs NTP on the procedural world', data: dir, image: { model: 'world' },
-      arms: ['good', 'bad', 'ntp'], seeds: o.seeds, train: trainingSettings(o), parallel: o.parallel,
+      arms: ['good', 'bad', 'ntp'], seeds: o.seeds, train: trainingSettings(o), parallel: o.parallel, executor: executorOf(o),
     }, o, setExit);
   });
 }

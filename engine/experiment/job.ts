@@ -1,5 +1,6 @@
 // The experiment as one run: embed the photos with the frozen image encoder, train every arm x seed as a child
-// train run in arms/ (as many at once as cores, each scoring itself every epoch), relay their curves, then compare.
+// train run in arms/ (as many at once as cores, or every one as a Slurm job; each scoring itself every epoch),
+// relay their curves, then compare once every arm is done.
 // Cancel stops the children gracefully; resume continues each child from its own last checkpoint.
 import { cpus } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +22,7 @@ type Children = Record<string, string>; // childKey(arm, seed) -> child run id
 export const experimentJob: Job<ExperimentConfig> = async (ctx) => {
   const t0 = Date.now();
   const c = ctx.config;
+  await ctx.executor.preflight?.(); // a cluster that cannot take the arms fails now, not after the embedding
   const { opened, fit, test } = protocolPhotos(c);
   const dataset = opened.dataset;
   const layout = experimentLayout(ctx.runDir);
@@ -38,7 +40,8 @@ export const experimentJob: Job<ExperimentConfig> = async (ctx) => {
   const where = side.encoder.spec ? ` on ${side.encoder.device ?? 'cpu'}${side.encoder.adapter ? ` (${describeAdapter(side.encoder.adapter)})` : ''}` : '';
   ctx.log(`image side: ${side.encoder.model} (${side.encoder.preset}${how}, ${side.encoder.dim}-d, sha256 ${side.encoder.sha256.slice(0, 12)})${where}`);
 
-  const store = new RunStore(layout.arms);
+  // Arms a live Slurm job of an earlier attempt still computes are left to it (the executor asks the cluster).
+  const store = new RunStore(layout.arms, ctx.executor.ownerAlive?.bind(ctx.executor));
   store.recover();
   const children: Children = ctx.checkpoint.load<{ children: Children }>()?.children ?? {};
   for (const seed of c.seeds)
@@ -50,7 +53,7 @@ export const experimentJob: Job<ExperimentConfig> = async (ctx) => {
     }
   ctx.checkpoint.save({ children });
 
-  await trainArms(ctx, store, children, c.parallel ?? cpus().length);
+  await trainArms(ctx, store, children, c.parallel ?? ctx.executor.concurrency ?? cpus().length);
   const states = Object.values(children).map((id) => store.get(id));
   const failed = states.filter((s) => s.status !== 'done' && s.status !== 'diverged');
   // An arm's error: its cause line(s), without a stack (that stays in the arm's logs.txt).
@@ -75,7 +78,7 @@ function describeSplit(ds: Dataset): string {
 
 // Runs the children that are not done yet and relays their events as the experiment's own, tagged by arm/seed.
 async function trainArms(ctx: JobContext<ExperimentConfig>, store: RunStore, children: Children, concurrency: number): Promise<void> {
-  const scheduler = new Scheduler(store, { concurrency, worker: ctx.worker });
+  const scheduler = new Scheduler(store, { concurrency, executor: ctx.executor });
   const tagOf = new Map<string, { arm: string; seed: number }>();
   for (const seed of ctx.config.seeds) for (const arm of ctx.config.arms) tagOf.set(children[childKey(arm, seed)], { arm, seed });
   const progress = new Map<string, { done: number; total: number }>();

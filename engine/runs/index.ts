@@ -2,5 +2,6 @@
 // process that runs a job, and the table of run kinds, live in engine/worker.
 export { RunStore, readMetricsFile, scanMetricsFile, cutTornTail, badLinesText, compactMetricsFile, metricKey, type MetricsScan } from './store';
 export { Scheduler, type SchedulerOptions } from './scheduler';
-export { Cancelled, type Job, type JobContext, type JobOutcome, type WorkerMessage } from './job';
-export { claim, heartbeat, HEARTBEAT_MS, ownerAlive, readOwner, release, type OwnerRecord } from './owner';
+export { LocalExecutor, type Ending, type Execution, type ExecutionSink, type Executor, type Placement } from './executor';
+export { Cancelled, WorkerMessage, type Job, type JobContext, type JobOutcome } from './job';
+export { STALE_MS, claim, heartbeat, HEARTBEAT_MS, ownerAlive, readOwner, release, type OwnerProbe, type OwnerRecord } from './owner';

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { MetricRecord, Progress, type RunConfig } from '../../shared/runs';
 import type { EntryCommand } from '../child';
+import type { Executor } from './executor';
 
 export type JobContext<C extends RunConfig = RunConfig> = {
   config: C;
@@ -13,6 +14,7 @@ export type JobContext<C extends RunConfig = RunConfig> = {
   log(text: string, level?: 'info' | 'warn' | 'error'): void;
   path(...parts: string[]): string; // a path inside the run folder (checkpoints/, artifacts/, report/)
   worker: EntryCommand; // how this worker was started: a job with child runs (the experiment) starts theirs the same way
+  executor: Executor; // where child runs compute: this machine (the worker above) or Slurm jobs (<runDir>/executor.json)
   checkpoint: {
     load<T>(): T | undefined; // the last state saved by save(), or undefined on a fresh start
     save<T>(state: T): void; // atomic

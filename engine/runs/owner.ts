@@ -1,7 +1,7 @@
 // Who runs a run: `<run>/owner.json`, claimed by the process whose scheduler queues the run, refreshed by a
 // heartbeat, removed when the run ends. Another process (a second `prh` command, `prh serve`, the app) reads it
-// before touching the run: recover() leaves a run with a live owner alone, and resume refuses it. A later Slurm
-// executor writes the same record with executor 'slurm' and its job id.
+// before touching the run: recover() leaves a run with a live owner alone, and resume refuses it. A run computed as
+// a Slurm job has executor 'slurm' and its job id: it is live while the job is (the executor's ownerAlive).
 import { linkSync, readFileSync, rmSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -51,12 +51,20 @@ function pidAlive(pid: number): boolean {
   return procStat(pid)?.[0] !== 'Z';
 }
 
+// How a record of another executor kind is checked (engine/slurm: the job is pending or running).
+export type OwnerProbe = (r: OwnerRecord) => boolean;
+
+// A batch job: what `probe` says; a process that cannot ask the cluster trusts the submitter's heartbeat.
 // Same host: the pid is alive and (where /proc tells) started when the record says. Other host: a fresh heartbeat.
-export function ownerAlive(r: OwnerRecord, now = Date.now()): boolean {
+export function ownerAlive(r: OwnerRecord, now = Date.now(), probe?: OwnerProbe): boolean {
+  if (r.executor !== 'local') return probe ? probe(r) : now - Date.parse(r.heartbeatAt) < STALE_MS;
   if (r.host !== hostname()) return now - Date.parse(r.heartbeatAt) < STALE_MS;
   if (!pidAlive(r.pid)) return false;
   return r.startTime === null || processStartTime(r.pid) === null || processStartTime(r.pid) === r.startTime;
 }
+
+// Whether the process that wrote the record lives (for a batch job: the submitter, not the job).
+export const submitterAlive = (r: OwnerRecord, now = Date.now()): boolean => ownerAlive({ ...r, executor: 'local' }, now);
 
 // The run's owner record, or null when there is none (or it cannot be read: writes are atomic, so an unreadable
 // file was not written by a live owner).
@@ -74,9 +82,9 @@ export const describeOwner = (r: OwnerRecord, now = Date.now()): string =>
   `${r.executor === 'slurm' ? `Slurm job ${r.jobId ?? '?'}` : `pid ${r.pid}`} on ${r.host} (heartbeat ${Math.round((now - Date.parse(r.heartbeatAt)) / 1000)} s ago)`;
 
 // The live owner of a run other than this process, or null.
-export function otherOwner(runDir: string): OwnerRecord | null {
+export function otherOwner(runDir: string, probe?: OwnerProbe): OwnerRecord | null {
   const r = readOwner(runDir);
-  return r && !isSelf(r) && ownerAlive(r) ? r : null;
+  return r && !isSelf(r) && ownerAlive(r, Date.now(), probe) ? r : null;
 }
 
 function recordForSelf(now = new Date()): OwnerRecord {
@@ -85,7 +93,7 @@ function recordForSelf(now = new Date()): OwnerRecord {
 
 // Make this process the run's owner. The record is written whole to a temp file and hard-linked into place, which
 // fails if a record exists: of two processes claiming at once, one wins. A record of a dead owner is replaced.
-export function claim(runDir: string): OwnerRecord {
+export function claim(runDir: string, probe?: OwnerProbe): OwnerRecord {
   const record = recordForSelf();
   for (let attempt = 0; attempt < 2; attempt++) {
     const tmp = `${fileOf(runDir)}.${process.pid}.claim`;
@@ -100,13 +108,25 @@ export function claim(runDir: string): OwnerRecord {
         writeJsonAtomic(fileOf(runDir), record);
         return record;
       }
-      if (held && ownerAlive(held)) throw new InputError(`run ${runDir} is owned by ${describeOwner(held)}: stop it there, or wait until it ends`);
+      if (held && ownerAlive(held, Date.now(), probe)) throw new InputError(`run ${runDir} is owned by ${describeOwner(held)}: stop it there, or wait until it ends`);
       rmSync(fileOf(runDir), { force: true }); // a dead owner's record
     } finally {
       rmSync(tmp, { force: true });
     }
   }
   throw new InputError(`run ${runDir}: another process claimed it at the same moment`);
+}
+
+// Take over a run whose batch job lives on after the process that submitted it died: `held` (as read) is replaced
+// by this process's record carrying the same job. Refused if the record changed meanwhile or its submitter lives.
+export function adopt(runDir: string, held: OwnerRecord): OwnerRecord {
+  const now = readOwner(runDir);
+  if (!now || now.claimedAt !== held.claimedAt || now.jobId !== held.jobId || submitterAlive(now)) {
+    throw new InputError(`run ${runDir}: its owner changed while this process took it over`);
+  }
+  const record: OwnerRecord = { ...recordForSelf(), executor: held.executor, jobId: held.jobId };
+  writeJsonAtomic(fileOf(runDir), record);
+  return record;
 }
 
 export function heartbeat(runDir: string, record: OwnerRecord): OwnerRecord {

@@ -1,29 +1,28 @@
-// The job scheduler: runs queued jobs in child processes, at most `concurrency` at once, relays their
-// JSON-line events, and turns how each process ended into the run's final status.
-import type { ChildProcess } from 'node:child_process';
+// The job scheduler: runs queued jobs through an executor (local child processes by default, or batch jobs), at most
+// `concurrency` at once, relays their JSON-line events, and turns how each attempt ended into the run's final status.
 import { EventEmitter } from 'node:events';
 import { cpus } from 'node:os';
-import { createInterface } from 'node:readline';
 import { RESUMABLE, type RunEvent, type RunState } from '../../shared/runs';
-import { spawnEntry, type EntryCommand } from '../child';
+import type { EntryCommand } from '../child';
 import { DiskFullError, InputError } from '../errors';
+import { LocalExecutor, type Ending, type Execution, type ExecutionSink, type Executor, type Placement } from './executor';
 import { WorkerMessage } from './job';
-import { claim, describeOwner, heartbeat, HEARTBEAT_MS, otherOwner, release, type OwnerRecord } from './owner';
+import { adopt, claim, describeOwner, heartbeat, HEARTBEAT_MS, otherOwner, release, submitterAlive, type OwnerProbe, type OwnerRecord } from './owner';
 import type { RunStore } from './store';
 
-type Active = { child: ChildProcess; cancelRequested: boolean; outcome: WorkerMessage | null; stderr: string[]; killTimer?: NodeJS.Timeout };
+type Active = { execution: Execution | null; cancelRequested: boolean; outcome: WorkerMessage | null; stderr: string[]; ended: Promise<void> };
 
-// worker: how to start a job's process (engine/worker's workerCommand(), or a stand-in in tests); it gets `<runDir> [--resume]`.
+// executor: where jobs compute (default: LocalExecutor of `worker`, engine/worker's workerCommand() or a stand-in in
+// tests, which gets `<runDir> [--resume]`); concurrency: default the executor's, else the number of cores;
 // heartbeatMs: how often owner.json of the runs this process owns is refreshed (default HEARTBEAT_MS).
-export type SchedulerOptions = { worker: EntryCommand; concurrency?: number; killAfterMs?: number; progressWriteMs?: number; heartbeatMs?: number };
+export type SchedulerOptions = { worker?: EntryCommand; executor?: Executor; concurrency?: number; killAfterMs?: number; progressWriteMs?: number; heartbeatMs?: number };
 
 export class Scheduler extends EventEmitter<{ event: [RunEvent] }> {
   readonly concurrency: number;
-  private readonly worker: EntryCommand;
-  private readonly killAfterMs: number;
+  readonly executor: Executor;
   private readonly progressWriteMs: number;
   private readonly heartbeatMs: number;
-  private readonly queue: { id: string; resume: boolean }[] = [];
+  private readonly queue: { id: string; resume: boolean; jobId?: string }[] = [];
   private readonly active = new Map<string, Active>();
   private readonly lastProgressWrite = new Map<string, number>();
   private readonly owned = new Map<string, OwnerRecord>(); // runs this process owns (queued or running): owner.json
@@ -31,9 +30,9 @@ export class Scheduler extends EventEmitter<{ event: [RunEvent] }> {
 
   constructor(private readonly store: RunStore, opts: SchedulerOptions) {
     super();
-    this.concurrency = Math.max(1, opts.concurrency ?? cpus().length);
-    this.worker = opts.worker;
-    this.killAfterMs = opts.killAfterMs ?? 5000;
+    if (!opts.executor && !opts.worker) throw new Error('Scheduler: give an executor or a worker command');
+    this.executor = opts.executor ?? new LocalExecutor(opts.worker!, opts.killAfterMs);
+    this.concurrency = Math.max(1, opts.concurrency ?? this.executor.concurrency ?? cpus().length);
     this.progressWriteMs = opts.progressWriteMs ?? 250;
     this.heartbeatMs = opts.heartbeatMs ?? HEARTBEAT_MS;
   }
@@ -41,9 +40,18 @@ export class Scheduler extends EventEmitter<{ event: [RunEvent] }> {
   submit(id: string, resume = false): RunState {
     let state = this.store.get(id);
     if (this.active.has(id) || this.queue.some((q) => q.id === id)) throw new InputError(`run ${id} is already ${state.status}`);
-    const other = otherOwner(this.store.dir(id));
+    const other = otherOwner(this.store.dir(id), this.probe);
+    // A batch job whose submitter died computes on: this process follows it instead of submitting another.
+    if (other?.jobId && other.executor === this.executor.kind && this.executor.follow && !submitterAlive(other)) {
+      this.owned.set(id, adopt(this.store.dir(id), other));
+      this.startBeat();
+      this.log(id, `[${new Date().toISOString()}] following ${describeOwner(other)}, whose submitter is gone`);
+      this.queue.unshift({ id, resume: false, jobId: other.jobId }); // it already runs: first in line
+      this.pump();
+      return this.store.get(id);
+    }
     if (other) throw new InputError(`run ${id} is ${state.status} under ${describeOwner(other)}: stop it there, or wait until it ends`);
-    if (resume) state = this.store.recoverRun(state); // left running by a process that died after this one started
+    if (resume) state = this.store.recoverRun(state, this.probe); // left running by a process that died after this one started
     if (resume && !RESUMABLE.includes(state.status)) throw new InputError(`run ${id} is ${state.status}; only ${RESUMABLE.join('/')} runs can be resumed`);
     this.own(id);
     const next = this.setState(id, { status: 'queued', error: null, endedAt: null });
@@ -63,8 +71,7 @@ export class Scheduler extends EventEmitter<{ event: [RunEvent] }> {
     const run = this.active.get(id);
     if (!run) throw new InputError(`run ${id} is not running (${this.store.get(id).status})`);
     run.cancelRequested = true;
-    run.child.kill('SIGTERM'); // graceful: the job checkpoints at its next safe point
-    run.killTimer = setTimeout(() => run.child.kill('SIGKILL'), this.killAfterMs);
+    run.execution?.cancel(); // graceful: the job checkpoints at its next safe point
     return this.store.get(id);
   }
 
@@ -90,37 +97,51 @@ export class Scheduler extends EventEmitter<{ event: [RunEvent] }> {
   async shutdown(): Promise<void> {
     for (const { id } of this.queue.splice(0)) this.disown(id); // left queued: the next start-up marks them interrupted
     const waits = [...this.active.entries()].map(([id, run]) => {
-      const exited = new Promise<void>((r) => run.child.once('exit', () => r()));
       this.cancel(id);
-      return exited;
+      return run.ended;
     });
     await Promise.all(waits);
   }
 
   private pump(): void {
     while (this.active.size < this.concurrency && this.queue.length) {
-      const { id, resume } = this.queue.shift()!;
-      this.start(id, resume);
+      const { id, resume, jobId } = this.queue.shift()!;
+      this.start(id, resume, jobId);
     }
   }
 
-  private start(id: string, resume: boolean): void {
-    const dir = this.store.dir(id);
-    const child = spawnEntry(this.worker, [dir, ...(resume ? ['--resume'] : [])], ['ignore', 'pipe', 'pipe']);
-    const run: Active = { child, cancelRequested: false, outcome: null, stderr: [] };
+  private start(id: string, resume: boolean, jobId?: string): void {
+    let ended!: () => void;
+    const run: Active = { execution: null, cancelRequested: false, outcome: null, stderr: [], ended: new Promise<void>((r) => (ended = r)) };
     this.active.set(id, run);
     const prev = this.store.get(id);
-    this.setState(id, { status: 'running', pid: child.pid ?? null, startedAt: new Date().toISOString(), attempts: prev.attempts + 1 });
-    this.log(id, `[${new Date().toISOString()}] ${resume ? 'resumed' : 'started'} (pid ${child.pid})`);
+    if (jobId) this.setState(id, { status: 'running', error: null, endedAt: null }); // the same attempt, followed from here
+    else this.setState(id, { status: 'running', pid: null, slurm: null, startedAt: new Date().toISOString(), attempts: prev.attempts + 1 });
+    const sink: ExecutionSink = {
+      line: (line) => this.onLine(id, run, line),
+      stderr: (line) => {
+        run.stderr.push(line);
+        if (run.stderr.length > 40) run.stderr.shift();
+        this.log(id, `[stderr] ${line}`);
+      },
+      log: (text) => this.log(id, `[${new Date().toISOString()}] ${text}`),
+      placed: (p) => this.onPlaced(id, p),
+      ended: (e) => {
+        this.onEnded(id, run, e);
+        ended();
+      },
+    };
+    const target = { id, dir: this.store.dir(id) };
+    run.execution = jobId ? this.executor.follow!(target, { jobId, resubmits: prev.slurm?.resubmits ?? 0 }, sink) : this.executor.start(target, resume, sink);
+  }
 
-    createInterface({ input: child.stdout! }).on('line', (line) => this.onLine(id, run, line));
-    createInterface({ input: child.stderr! }).on('line', (line) => {
-      run.stderr.push(line);
-      if (run.stderr.length > 40) run.stderr.shift();
-      this.log(id, `[stderr] ${line}`);
-    });
-    child.on('error', (err) => run.stderr.push(`could not start the worker: ${err.message}`));
-    child.on('close', (code, signal) => this.onExit(id, run, code, signal));
+  // A batch job's id goes into owner.json too: another process then asks the cluster whether the run is live.
+  private onPlaced(id: string, p: Placement): void {
+    const record = this.owned.get(id);
+    if (record && p.slurm && record.jobId !== p.slurm.jobId) this.owned.set(id, heartbeat(this.store.dir(id), { ...record, executor: 'slurm', jobId: p.slurm.jobId }));
+    const state = this.store.get(id);
+    if (state.status !== 'running' && state.status !== 'queued') return; // ended meanwhile
+    this.setState(id, { pid: p.pid, ...(p.slurm ? { slurm: p.slurm } : {}), status: p.waiting ? 'queued' : 'running' });
   }
 
   private onLine(id: string, run: Active, line: string): void {
@@ -153,19 +174,19 @@ export class Scheduler extends EventEmitter<{ event: [RunEvent] }> {
     }
   }
 
-  private onExit(id: string, run: Active, code: number | null, signal: NodeJS.Signals | null): void {
-    clearTimeout(run.killTimer);
+  private onEnded(id: string, run: Active, e: Ending): void {
     this.active.delete(id);
     this.lastProgressWrite.delete(id);
     const endedAt = new Date().toISOString();
     const o = run.outcome;
     const base = { pid: null, endedAt };
-    if (o?.type === 'done' && code === 0) this.setState(id, { ...base, status: 'done', result: o.result, error: null });
+    if (e.kind === 'status') this.setState(id, { ...base, status: run.cancelRequested && e.status !== 'failed' ? 'cancelled' : e.status, error: e.error });
+    else if (o?.type === 'done' && e.code === 0) this.setState(id, { ...base, status: 'done', result: o.result, error: null });
     else if (o?.type === 'diverged') this.setState(id, { ...base, status: 'diverged', error: o.message, result: o.result ?? null });
-    else if (run.cancelRequested) this.setState(id, { ...base, status: 'cancelled', error: null });
+    else if (run.cancelRequested || o?.type === 'cancelled') this.setState(id, { ...base, status: 'cancelled', error: null });
     else if (o?.type === 'failed') this.setState(id, { ...base, status: 'failed', error: `${o.message}\n(the worker's stack is in ${this.store.dir(id)}/logs.txt)` });
     else {
-      const how = signal ? `killed by ${signal}` : `exited with code ${code}`;
+      const how = e.signal ? `killed by ${e.signal}` : `exited with code ${e.code}`;
       const tail = run.stderr.slice(-20).join('\n');
       this.setState(id, { ...base, status: 'failed', error: `worker ${how}${tail ? `:\n${tail}` : ''}` });
     }
@@ -176,7 +197,11 @@ export class Scheduler extends EventEmitter<{ event: [RunEvent] }> {
 
   // Claim owner.json for a run this process queues, and keep one heartbeat timer while it owns any run.
   private own(id: string): void {
-    this.owned.set(id, claim(this.store.dir(id)));
+    this.owned.set(id, claim(this.store.dir(id), this.probe));
+    this.startBeat();
+  }
+
+  private startBeat(): void {
     this.beat ??= setInterval(() => {
       for (const [run, record] of this.owned) this.owned.set(run, heartbeat(this.store.dir(run), record));
     }, this.heartbeatMs).unref();
@@ -190,6 +215,12 @@ export class Scheduler extends EventEmitter<{ event: [RunEvent] }> {
       this.beat = undefined;
     }
   }
+
+  // Whether another process's batch job still computes a run: the store's check, else this executor's.
+  private get probe(): OwnerProbe | undefined {
+    return this.store.ownerAlive ?? this.executor.ownerAlive?.bind(this.executor);
+  }
+
 
   // On a full disk the new status cannot be saved: it is still announced (so idle() and the GUI see the run end),
   // and status.json keeps its last saved state, which the next start turns into `interrupted` (resumable).

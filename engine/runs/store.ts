@@ -6,13 +6,14 @@ import { randomBytes } from 'node:crypto';
 import { appendLineSync, writeFileAtomic, writeJsonAtomic } from '../atomic';
 import { InputError } from '../errors';
 import { readJson } from '../json-file';
-import { otherOwner } from './owner';
+import { otherOwner, type OwnerProbe } from './owner';
 import { MetricRecord, RunConfig, RunState } from '../../shared/runs';
 
 const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 export class RunStore {
-  constructor(readonly root: string) {
+  // ownerAlive: how a run owned by a batch job is checked (the executor's ownerAlive), else by its heartbeat.
+  constructor(readonly root: string, readonly ownerAlive?: OwnerProbe) {
     mkdirSync(root, { recursive: true });
   }
 
@@ -109,8 +110,9 @@ export class RunStore {
   }
 
   // One run: `interrupted` if it is queued or running with no live owner, else unchanged (the same object).
-  recoverRun(s: RunState): RunState {
-    if ((s.status !== 'running' && s.status !== 'queued') || otherOwner(this.dir(s.id))) return s;
+  // probe: how a batch job's owner is checked (default: the store's).
+  recoverRun(s: RunState, probe = this.ownerAlive): RunState {
+    if ((s.status !== 'running' && s.status !== 'queued') || otherOwner(this.dir(s.id), probe)) return s;
     return this.update(s.id, { status: 'interrupted', pid: null, endedAt: new Date().toISOString(),
       error: s.status === 'running' ? 'the process that ran this run stopped; resume continues from its last checkpoint' : 'the process that queued this run stopped before it started' });
   }

@@ -10,6 +10,7 @@ import { readJson } from '../json-file';
 import { RunConfig, type MetricRecord } from '../../shared/runs';
 import { badLinesText, Cancelled, compactMetricsFile, cutTornTail, metricKey, scanMetricsFile, type JobContext, type WorkerMessage } from '../runs';
 import { workerCommand } from './command';
+import { executorFor } from './executor';
 import { jobFor } from './jobs';
 
 const send = (m: WorkerMessage): void => void process.stdout.write(JSON.stringify(m) + '\n');
@@ -52,6 +53,7 @@ async function main(runDir: string, resume: boolean): Promise<void> {
     log: (text, level = 'info') => send({ type: 'log', level, text }),
     path: (...parts) => join(runDir, ...parts),
     worker: workerCommand(),
+    executor: executorFor(runDir),
     checkpoint: {
       load: <T>() => (resume ? loadCheckpoint<T>(ckpt, previous, warn) : undefined),
       // The one before stays as state.prev.json: a resume falls back to it if the newest is ever unreadable.

@@ -13,6 +13,7 @@ export type RunRow = {
   r1: Record<string, number>; // arm -> R@1 (mean over seeds)
   goodBad: { estimate: number; lo: number; hi: number } | null; // R@1, seed of the first good/bad pair
   tags: string[]; note: string; archived: boolean;
+  executor: 'local' | 'slurm' | null; // where an experiment's arms compute
 };
 
 const base = (p: string) => p.split(/[\\/]/).filter(Boolean).pop() ?? p;
@@ -42,6 +43,7 @@ export function runRow(s: RunState, e: RunIndexEntry | undefined): RunRow {
     ...settings(e?.config ?? null),
     r1, goodBad: gb && { estimate: gb.estimate, lo: gb.lo, hi: gb.hi },
     tags: e?.annotation.tags ?? [], note: e?.annotation.note ?? '', archived: e?.annotation.archived ?? false,
+    executor: e?.executor ?? null,
   };
 }
 

@@ -81,7 +81,7 @@ describe('labels and timing', () => {
 });
 
 describe('the run table', () => {
-  const row = (id: string, over: Partial<RunRow>): RunRow => ({ id, name: id, kind: 'experiment', status: 'done', created: id, progress: null, arms: [], epochs: 8, batch: 64, lambEff: 10.24, seeds: [0], dataset: '/d/w', encoder: 'world', r1: {}, goodBad: null, tags: [], note: '', archived: false, ...over });
+  const row = (id: string, over: Partial<RunRow>): RunRow => ({ id, name: id, kind: 'experiment', status: 'done', created: id, progress: null, arms: [], epochs: 8, batch: 64, lambEff: 10.24, seeds: [0], dataset: '/d/w', encoder: 'world', r1: {}, goodBad: null, tags: [], note: '', archived: false, executor: null, ...over });
   const rows = [row('a', { r1: { good: 0.02 }, tags: ['baseline'] }), row('b', { r1: { good: 0.05 }, note: 'lr sweep' }), row('c', { archived: true }), row('d', { status: 'failed', kind: 'train' })];
   const q = { search: '', status: '', kind: '', tag: '', archived: false, sort: 'created' as const, desc: false };
   it('sorts by a result column with empty cells last, filters, searches notes and tags, hides archived runs', () => {

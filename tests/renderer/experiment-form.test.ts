@@ -93,3 +93,28 @@ describe('useExperimentForm', () => {
     expect(JSON.stringify(f.issues.value)).not.toMatch(/"code"|invalid_type/); // words, not zod's JSON
   });
 });
+
+describe('where the arms run (useExperimentForm executor)', () => {
+  const world: DatasetInfo = { path: '/w/world', name: 'world', source: 'world', exists: true, counts: { train: 5, val: 2, test: 2 }, params: {} };
+
+  it('leaves the executor to the settings by default, and sends the Slurm overrides that are set', async () => {
+    const f = useExperimentForm(ref([world]));
+    f.pickListed();
+    expect(f.config.value.executor).toBeUndefined();
+    f.form.executor = 'local';
+    expect(f.config.value.executor).toEqual({ kind: 'local' });
+    Object.assign(f.form, { executor: 'slurm', partition: ' gpu ', time: '', gpus: 2 });
+    expect(f.config.value.executor).toEqual({ kind: 'slurm', partition: 'gpu', gpus: 2 });
+    expect(ExperimentConfig.parse(f.config.value).executor).toEqual({ kind: 'slurm', partition: 'gpu', gpus: 2 });
+  });
+
+  it('names a bad Slurm field next to it, in words', async () => {
+    const f = useExperimentForm(ref([world]));
+    f.pickListed();
+    Object.assign(f.form, { executor: 'slurm', partition: 'gpu nodes', time: 'soon' });
+    await nextTick();
+    expect(f.ready.value).toBe(false);
+    expect(f.issueFor('executor.partition')).toMatch(/^partition: letters, digits and _ \. \+ - only/);
+    expect(f.issueFor('executor.time')).toMatch(/^time limit: a Slurm time limit: minutes, H:MM:SS or D-HH:MM:SS/);
+  });
+});

@@ -32,6 +32,10 @@ export const defaultForm = () => ({
   seeds: '0',
   k: 10,
   bootstrap: 2000,
+  executor: '' as '' | 'local' | 'slurm', // '': the settings' executor
+  partition: '', // Slurm overrides of the settings' slurm block; '' or 0: the settings' value
+  time: '',
+  gpus: 0,
 });
 export type ExperimentForm = ReturnType<typeof defaultForm>;
 
@@ -40,7 +44,15 @@ const FIELD_NAMES: Record<string, string> = {
   data: 'dataset', 'image.model': 'model path', arms: 'arms', 'train.epochs': 'epochs', 'train.batch': 'batch', 'train.lamb': 'λ', 'train.lambEff': 'λ_eff',
   'eval.k': 'mutual k-NN k', 'eval.bootstrap': 'bootstrap resamples', 'eval.fitPairs': 'fit pairs', 'eval.testPairs': 'test pairs', name: 'name',
   'image.output': 'embedding tensor', 'image.pool': 'pooling', images: 'image folder',
+  'executor.partition': 'partition', 'executor.time': 'time limit', 'executor.gpus': 'GPUs per job',
 };
+
+// Where the arms run: nothing (the settings decide), this machine, or Slurm with the overrides the form sets.
+function executorOf(f: ExperimentForm): ExperimentConfigInput['executor'] {
+  if (!f.executor) return undefined;
+  if (f.executor === 'local') return { kind: 'local' };
+  return { kind: 'slurm', ...(f.partition.trim() ? { partition: f.partition.trim() } : {}), ...(f.time.trim() ? { time: f.time.trim() } : {}), ...(f.gpus ? { gpus: f.gpus } : {}) };
+}
 
 export function useExperimentForm(datasets: Ref<DatasetInfo[]>) {
   const form = reactive(defaultForm());
@@ -76,6 +88,7 @@ export function useExperimentForm(datasets: Ref<DatasetInfo[]>) {
       k: form.k, bootstrap: form.bootstrap,
       ...(form.fitPairs !== '' ? { fitPairs: form.fitPairs } : {}), ...(form.testPairs !== '' ? { testPairs: form.testPairs } : {}),
     },
+    ...(form.executor ? { executor: executorOf(form) } : {}),
   }));
   const check = computed(() => ExperimentConfig.safeParse(config.value));
   const issues = computed(() => [
