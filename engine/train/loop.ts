@@ -182,6 +182,14 @@ export async function train(config: TrainConfig, outDir: string, hooks: TrainHoo
     const seconds = (performance.now() - t0) / 1000;
     const valLoss = await validationLoss(model, corpus, c, L, sp);
     const emb: EpochEmbeddings = { val: await embedSplit(model, corpus, 'val', !jepa, sp), test: await embedSplit(model, corpus, 'test', !jepa, sp) };
+    // A last step with a finite loss and gradient can still overflow the weights (a huge lr): then the epoch's
+    // embeddings are NaN/Inf, and neither they nor its checkpoint are kept.
+    const broken = [emb.val, emb.test].some((e) => e && !e.layers.every(Number.isFinite));
+    if (broken || (valLoss !== null && !Number.isFinite(valLoss))) {
+      const message = `non-finite ${broken ? 'embeddings' : `val loss ${valLoss}`} after step ${step - 1} (epoch ${epoch + 1}): the weights overflowed; kept the last good checkpoint (epoch ${epoch || 'none'})`;
+      log(message);
+      return { status: 'diverged', setup, epochs, selected: selectCheckpoint(outDir, c.select), warnings, message };
+    }
     writeEpochEmbeddings(outDir, epoch + 1, emb);
     const trainLoss = lossSum / stepsPerEpoch;
     await saveCheckpoint(outDir, model.params, opt, { epoch: epoch + 1, step, adamT: opt.t, seed: c.seed, valLoss, trainLoss, rng: { scheme: 'keyed-xoroshiro128plus', seed: c.seed } });

@@ -88,7 +88,8 @@ describe('an experiment with a diverged arm', () => {
     const diverged = r.arms.filter((a) => a.diverged);
     expect(diverged.length).toBeGreaterThan(0);
     for (const a of diverged) {
-      expect(a.diverged).toMatch(/^loss NaN .* at step \d+ \(epoch (\d+)\)/);
+      // NaN in a step's loss, or a finite last step whose update overflowed the weights (seen in the epoch's embeddings).
+      expect(a.diverged).toMatch(/^(loss NaN .* at|non-finite (embeddings|val loss .*) after) step \d+ \(epoch (\d+)\)/);
       expect(a.epoch).toBe(Number(/\(epoch (\d+)\)/.exec(a.diverged!)![1]) - 1); // the checkpoint before the NaN
       expect(a.epoch).toBeGreaterThanOrEqual(1);
     }
