@@ -181,6 +181,9 @@ export class Service implements Api {
     const now = this.opts.settings.get();
     const widened = (['dataRoots', 'runsDir'] as const).filter((k) => k in patch && JSON.stringify(patch[k]) !== JSON.stringify(now[k]));
     if (this.access.confined && widened.length) throw new InputError(`${widened.join(' and ')} cannot be changed from a served page: they decide which folders it may read and write; change them in the desktop app or the settings file`);
+    // Nor what a batch job runs as shell (setup lines, the node's Node.js, the project folder): that would step past the roots.
+    const shell = (['setup', 'node', 'project'] as const).filter((k) => patch.slurm && JSON.stringify(patch.slurm[k]) !== JSON.stringify(now.slurm?.[k])).map((k) => `slurm.${k}`);
+    if (this.access.confined && shell.length) throw new InputError(`${shell.join(', ')} cannot be changed from a served page: a job runs them as shell commands; change them in the desktop app or the settings file`);
     return this.opts.settings.set(patch);
   }
 

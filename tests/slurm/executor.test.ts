@@ -189,7 +189,9 @@ describe.skipIf(skip)(`child runs as Slurm jobs${skip ? ` (skipped: ${skip})` : 
     // An experiment on an unknown partition fails before it embeds anything, naming the partitions there are.
     const userData = join(work, 'home-bad');
     const service = new Service({ runsDir: join(work, 'runs-bad'), userData, settings: fileSettings(userData), transport: 'ws', worker: workerCommand() });
-    const exp = await service.startRun({ config: RunConfig.parse({ kind: 'experiment', version: 1, data: join(work, 'nowhere'), executor: { kind: 'slurm', partition: 'gpu' } }) });
+    const tiny = join(work, 'tiny-world'); // a real dataset: bad data is refused before the run exists
+    generateWorld(tiny, { seed: 1, splits: { train: 8, val: 4, test: 12 } });
+    const exp = await service.startRun({ config: RunConfig.parse({ kind: 'experiment', version: 1, data: tiny, executor: { kind: 'slurm', partition: 'gpu' } }) });
     await service.scheduler.idle();
     expect(service.store.get(exp.id)).toMatchObject({ status: 'failed', error: expect.stringMatching(/^unknown Slurm partition 'gpu': the cluster has debug \(default\)/) });
   }, 120_000);
