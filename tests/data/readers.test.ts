@@ -4,21 +4,12 @@ import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { inspectDataset, openDataset, readCoco, readDataset, readFlickr30k, readKarpathy, readMulti30k, writeDataset } from '../../engine/data';
-import { InputError } from '../../engine/errors';
+import { inputError } from './input-error';
 
 const FIX = join(import.meta.dirname, 'fixtures');
 const tmp = mkdtempSync(join(tmpdir(), 'prh-readers-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-const inputError = (f: () => unknown): string => {
-  try {
-    f();
-  } catch (e) {
-    expect(e).toBeInstanceOf(InputError);
-    return (e as Error).message;
-  }
-  throw new Error('expected an InputError');
-};
 
 describe('Karpathy JSON', () => {
   it('reads splits (restval -> train), captions in order, caption 0 as evaluation caption', () => {

@@ -5,21 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkImageFiles, importDataset, inspectDataset, openDataset, readCaptionTable, readDataset, readFlickr8k, seededSplit } from '../../engine/data';
-import { InputError } from '../../engine/errors';
+import { inputError } from './input-error';
 
 const FIX = join(import.meta.dirname, 'fixtures');
 const tmp = mkdtempSync(join(tmpdir(), 'prh-real-formats-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-const inputError = (f: () => unknown): string => {
-  try {
-    f();
-  } catch (e) {
-    expect(e).toBeInstanceOf(InputError);
-    return (e as Error).message;
-  }
-  throw new Error('expected an InputError');
-};
 const files = (ids: { file: string | null }[]) => ids.map((im) => im.file);
 const PHOTOS = Array.from({ length: 12 }, (_, i) => `${1000 + i}_f8k.jpg`);
 

@@ -7,13 +7,11 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ExperimentResult } from '../../shared/experiment';
 import { armsTable } from '../../shared/experiment-figures';
-import { RunConfig } from '../../shared/runs';
 import { generateWorld } from '../../engine/data';
 import { buildVitOnnx, randomVitWeights } from '../../engine/models/onnx';
-import { RunStore, Scheduler } from '../../engine/runs';
-import { workerCommand } from '../../engine/worker';
 import { tableToMarkdown } from '../../engine/report';
 import { writeTinyWorld } from '../train/tiny-world';
+import { runToEnd as runToEndIn } from './run-to-end';
 
 const prh = join(import.meta.dirname, '..', '..', 'bin', 'prh.js');
 const home = mkdtempSync(join(tmpdir(), 'prh-diverge-'));
@@ -29,14 +27,7 @@ beforeAll(() => {
   writeFileSync(vit, buildVitOnnx(cfg, randomVitWeights(cfg, 0)));
 });
 
-async function runToEnd(config: unknown) {
-  const store = new RunStore(join(home, 'runs'));
-  const scheduler = new Scheduler(store, { concurrency: 1, worker: workerCommand() });
-  const { id } = store.create(RunConfig.parse(config));
-  scheduler.submit(id);
-  await scheduler.idle();
-  return { store, id, state: store.get(id) };
-}
+const runToEnd = (config: unknown) => runToEndIn(join(home, 'runs'), config);
 
 describe('prh train', () => {
   it('exits 3 and says diverged, and that there is no good checkpoint, at --lr 1e6', () => {

@@ -11,8 +11,8 @@ import { fileSettings, Service } from '../../engine/api';
 import { generateWorld } from '../../engine/data';
 import { readEmbeddings } from '../../engine/embeddings';
 import { buildVitOnnx, decodeModel, ElemType, GraphBuilder, randomVitWeights, valueInfo } from '../../engine/models/onnx';
-import { RunStore, Scheduler } from '../../engine/runs';
 import { workerCommand } from '../../engine/worker';
+import { runToEnd as runToEndIn } from './run-to-end';
 
 const prh = join(import.meta.dirname, '..', '..', 'bin', 'prh.js');
 const home = mkdtempSync(join(tmpdir(), 'prh-messages-'));
@@ -36,14 +36,7 @@ beforeAll(() => {
   writeFileSync(nan, buildVitOnnx(cfg, broken));
 });
 
-async function runToEnd(config: unknown) {
-  const store = new RunStore(join(home, 'runs'));
-  const scheduler = new Scheduler(store, { concurrency: 1, worker: workerCommand() });
-  const { id } = store.create(RunConfig.parse(config));
-  scheduler.submit(id);
-  await scheduler.idle();
-  return { store, id, state: store.get(id) };
-}
+const runToEnd = (config: unknown) => runToEndIn(join(home, 'runs'), config);
 const experiment = (name: string, model: string, train: Record<string, unknown> = {}) => ({
   kind: 'experiment', version: 1, name, data: world, image: { model }, arms: ['good', 'ntp'], seeds: [0],
   train: { epochs: 1, batch: 16, slices: 32, backend: 'wasm', ...train }, eval: { bootstrap: 100, sweepCounts: [4], sweepRepeats: 1, k: 3 },

@@ -16,59 +16,64 @@ const settings = () => {
 };
 const xs = (file: string) => scanMetricsFile(file).records.map((r) => r.x).sort((a, b) => a - b);
 
+// A run finished through a real service (worker processes), then put back as a kill before its last checkpoint
+// leaves it (`damage` edits its files), resumed to the end; `check` sees the run before and after.
+async function resumedAfter(damage: (dir: string, file: string) => void, check: (r: { dir: string; file: string; before: number[]; status: string }) => void): Promise<void> {
+  const home = mkdtempSync(join(tmpdir(), 'prh-metrics-'));
+  const service = new Service({ runsDir: join(home, 'runs'), userData: home, transport: 'ws', settings: settings(), concurrency: 1 });
+  try {
+    const { id } = (await service.dispatch('startRun', { config })) as { id: string };
+    await service.scheduler.idle();
+    const dir = service.store.dir(id);
+    const file = join(dir, 'metrics.jsonl');
+    const before = xs(file);
+    damage(dir, file);
+    service.store.update(id, { status: 'interrupted' });
+    await service.dispatch('resumeRun', { id });
+    await service.scheduler.idle();
+    check({ dir, file, before, status: service.store.get(id).status });
+  } finally {
+    await service.close();
+  }
+}
+const lineCount = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean).length;
+
 describe('a torn last line of metrics.jsonl', () => {
   it('is cut back on resume: the record written next is kept, no x is lost', async () => {
-    const home = mkdtempSync(join(tmpdir(), 'prh-metrics-'));
-    const service = new Service({ runsDir: join(home, 'runs'), userData: home, transport: 'ws', settings: settings(), concurrency: 1 });
-    try {
-      const { id } = (await service.dispatch('startRun', { config })) as { id: string };
-      await service.scheduler.idle();
-      const dir = service.store.dir(id);
-      const file = join(dir, 'metrics.jsonl');
-      const all = xs(file);
-      // As a kill during world 2's first record leaves it: world 1's lines, half a line, the checkpoint after world 1.
-      const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean);
-      const world1 = lines.filter((l) => JSON.parse(l).values.world === 0);
-      const next = lines[world1.length];
-      writeFileSync(file, world1.join('\n') + '\n' + next.slice(0, 25));
-      copyFileSync(join(dir, 'checkpoints', 'state.prev.json'), join(dir, 'checkpoints', 'state.json'));
-      rmSync(join(dir, 'checkpoints', 'state.prev.json'));
-      service.store.update(id, { status: 'interrupted' });
-
-      await service.dispatch('resumeRun', { id });
-      await service.scheduler.idle();
-      expect(service.store.get(id).status).toBe('done');
-      expect(xs(file)).toEqual(all);
-      expect(scanMetricsFile(file).bad).toEqual([]);
-      expect(readFileSync(join(dir, 'logs.txt'), 'utf8')).toMatch(/metrics\.jsonl: cut a torn last line \(25 bytes\)/);
-    } finally {
-      await service.close();
-    }
+    await resumedAfter(
+      (dir, file) => {
+        // A kill during world 2's first record: world 1's lines, half a line, the checkpoint after world 1.
+        const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean);
+        const world1 = lines.filter((l) => JSON.parse(l).values.world === 0);
+        writeFileSync(file, world1.join('\n') + '\n' + lines[world1.length].slice(0, 25));
+        copyFileSync(join(dir, 'checkpoints', 'state.prev.json'), join(dir, 'checkpoints', 'state.json'));
+        rmSync(join(dir, 'checkpoints', 'state.prev.json'));
+      },
+      ({ dir, file, before, status }) => {
+        expect(status).toBe('done');
+        expect(xs(file)).toEqual(before);
+        expect(scanMetricsFile(file).bad).toEqual([]);
+        expect(readFileSync(join(dir, 'logs.txt'), 'utf8')).toMatch(/metrics\.jsonl: cut a torn last line \(25 bytes\)/);
+      },
+    );
   });
 });
 
 describe('a resume that replays points already written', () => {
   it('leaves each point in metrics.jsonl once (the replayed records replace the earlier lines)', async () => {
-    const home = mkdtempSync(join(tmpdir(), 'prh-metrics-'));
-    const service = new Service({ runsDir: join(home, 'runs'), userData: home, transport: 'ws', settings: settings(), concurrency: 1 });
-    try {
-      const { id } = (await service.dispatch('startRun', { config })) as { id: string };
-      await service.scheduler.idle();
-      const dir = service.store.dir(id);
-      const file = join(dir, 'metrics.jsonl');
-      const count = () => readFileSync(file, 'utf8').split('\n').filter(Boolean).length;
-      const all = xs(file), written = count();
-      // As a kill just before the last checkpoint leaves it: every record written, the checkpoint after world 1.
-      copyFileSync(join(dir, 'checkpoints', 'state.prev.json'), join(dir, 'checkpoints', 'state.json'));
-      service.store.update(id, { status: 'interrupted' });
-      await service.dispatch('resumeRun', { id });
-      await service.scheduler.idle();
-      expect(service.store.get(id).status).toBe('done');
-      expect(xs(file)).toEqual(all);
-      expect(count()).toBe(written); // world 2's records were written twice, and compacted to once
-    } finally {
-      await service.close();
-    }
+    let written = 0;
+    await resumedAfter(
+      // A kill just before the last checkpoint: every record written, the checkpoint after world 1.
+      (dir, file) => {
+        written = lineCount(file);
+        copyFileSync(join(dir, 'checkpoints', 'state.prev.json'), join(dir, 'checkpoints', 'state.json'));
+      },
+      ({ file, before, status }) => {
+        expect(status).toBe('done');
+        expect(xs(file)).toEqual(before);
+        expect(lineCount(file)).toBe(written); // world 2's records were written twice, and compacted to once
+      },
+    );
   });
 });
 
