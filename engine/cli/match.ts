@@ -2,20 +2,19 @@
 // files; for the dataset's own photos it also says where their captions rank, and how often one is in the top k.
 import { Command } from 'commander';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { basename, dirname, extname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { MatchResult } from '../../shared/api';
-import { fileSettings, runsDirOf, userDataDir } from '../api';
+import { isImageFile } from '../data';
 import { InputError } from '../errors';
 import { matchDroppedImages } from '../experiment';
+import { percentile } from '../metrics';
 import { numberOption, printTable } from './output';
-
-const IMAGE_EXT = new Set(['.png', '.jpg', '.jpeg', '.webp', '.bmp', '.gif']);
+import { runsFolder } from './runs';
 
 // A run id in the runs folder, or the experiment's folder itself.
 function experimentDir(ref: string, runs?: string): string {
   if (existsSync(ref) && statSync(ref).isDirectory()) return resolve(ref);
-  const userData = userDataDir();
-  const dir = join(resolve(runs ?? runsDirOf(fileSettings(userData).get(), userData)), ref);
+  const dir = join(runsFolder(runs), ref);
   if (!existsSync(join(dir, 'config.json'))) throw new InputError(`${ref}: neither an experiment folder nor a run id in ${dirname(dir)}`);
   return dir;
 }
@@ -25,7 +24,7 @@ function imageFiles(paths: string[]): string[] {
   return paths.flatMap((p) => {
     if (!existsSync(p)) throw new InputError(`${p}: no such file or folder`);
     if (!statSync(p).isDirectory()) return [p];
-    return readdirSync(p).filter((f) => IMAGE_EXT.has(extname(f).toLowerCase())).sort().map((f) => join(p, f));
+    return readdirSync(p).filter(isImageFile).sort().map((f) => join(p, f));
   });
 }
 
@@ -35,9 +34,8 @@ export function ownSummary(r: MatchResult, k: number): { arm: string; seed: numb
   return r.arms.flatMap((a) => {
     const best = a.images.flatMap((im) => (im.own?.ranks ? [Math.min(...im.own.ranks.map((x) => x ?? Infinity))] : []));
     if (!best.length) return [];
-    const sorted = [...best].sort((x, y) => x - y);
-    const median = sorted.length % 2 ? sorted[(sorted.length - 1) / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
-    return [{ arm: a.arm, seed: a.seed, photos: best.length, inTopK: best.filter((x) => x <= k).length, medianBestRank: median }];
+    const sorted = Float64Array.from(best).sort();
+    return [{ arm: a.arm, seed: a.seed, photos: best.length, inTopK: best.filter((x) => x <= k).length, medianBestRank: percentile(sorted, 0.5) }];
   });
 }
 
@@ -52,7 +50,7 @@ export function registerMatch(program: Command): void {
     .action(async (ref: string, paths: string[], o: { runs?: string; pool: string; top: number; json?: boolean }) => {
       if (!Number.isInteger(o.top) || o.top < 1) throw new InputError(`--top: expected a whole number >= 1, got ${o.top}`);
       const files = imageFiles(paths);
-      if (!files.length) throw new InputError(`${paths.join(', ')}: no image files (${[...IMAGE_EXT].join(' ')})`);
+      if (!files.length) throw new InputError(`${paths.join(', ')}: no image files (.jpg .jpeg .png .webp .gif .bmp .avif)`);
       const images = files.map((f) => ({ name: basename(f), base64: readFileSync(f).toString('base64') }));
       const pool = o.pool === 'test' ? 'test' : resolve(o.pool);
       const r = await matchDroppedImages(experimentDir(ref, o.runs), images, pool, o.top);

@@ -15,10 +15,11 @@ const rendererDir = () => resolve(import.meta.dirname, '..', '..', 'out', 'rende
 // commands take any path their user names.
 export function openService(runsDir?: string, threads?: number, confine = false): Service {
   const userData = userDataDir();
-  const settings = fileSettings(userData);
-  const dir = resolve(runsDir ?? runsDirOf(settings.get(), userData));
-  return new Service({ runsDir: dir, userData, settings, concurrency: threads, transport: 'ws', confine });
+  return new Service({ runsDir: runsFolder(runsDir, userData), userData, settings: fileSettings(userData), concurrency: threads, transport: 'ws', confine });
 }
+
+// --runs, else the app settings' runs folder, else <user data>/runs.
+export const runsFolder = (runsDir?: string, userData = userDataDir()): string => resolve(runsDir ?? runsDirOf(fileSettings(userData).get(), userData));
 
 const runsOption = () => new Option('--runs <dir>', 'runs folder (default: the app settings, else <user data>/runs)');
 const summary = (s: RunState) => ({ id: s.id, kind: s.kind, status: s.status, progress: s.progress ? `${s.progress.done}/${s.progress.total}` : '', created: s.createdAt.slice(0, 19), error: s.error?.split('\n')[0] ?? '' });

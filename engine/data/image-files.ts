@@ -8,6 +8,8 @@ import type { OpenedDataset } from './open';
 
 const SHOWN = 5;
 const IMAGE_EXT = /\.(jpe?g|png|webp|gif|bmp|avif)$/i;
+// An image file by its name: what a folder of photos holds.
+export const isImageFile = (name: string): boolean => IMAGE_EXT.test(name);
 
 /** Throws unless every photo in `images` has its file under opened.imagesDir; `why` says what needs them. */
 export function checkImageFiles(opened: OpenedDataset, images: DatasetImage[], why: string): void {
@@ -21,7 +23,7 @@ export function checkImageFiles(opened: OpenedDataset, images: DatasetImage[], w
   if (!missing.length) return;
   const names = (xs: string[]) => xs.slice(0, SHOWN).join(', ') + (xs.length > SHOWN ? ', ...' : '');
   if (missing.length === images.length) {
-    const held = readdirSync(imagesDir).filter((f) => IMAGE_EXT.test(f)).sort();
+    const held = readdirSync(imagesDir).filter(isImageFile).sort();
     throw new InputError(
       `${imagesDir}: none of the ${images.length} photos named in ${opened.file} is in this folder ` +
         `(the captions name ${names(images.map((im) => im.file!))}; the folder holds ${held.length} image file(s)${held.length ? `: ${names(held)}` : ''}); ${why}`,

@@ -3,7 +3,7 @@ export { readCaptionTable, type TableOptions } from './caption-table';
 export { readCoco, type CocoOptions } from './coco';
 export { readFlickr30k, type Flickr30kOptions } from './flickr30k';
 export { readFlickr8k } from './flickr8k';
-export { checkImageFiles } from './image-files';
+export { checkImageFiles, isImageFile } from './image-files';
 export { importDataset, type ImportOptions } from './import';
 export { HEAD_BYTES, imageFileProblem, MAX_PIXELS, TAIL_BYTES } from './image-file';
 export { formatInspection, inspectDataset, words, type Inspection } from './inspect';

@@ -4,14 +4,12 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Split } from '../../shared/dataset';
-import { openDataset } from '../data';
+import { isImageFile, openDataset } from '../data';
 import { InputError } from '../errors';
 import type { ImageRef } from './embed';
 
-const IMAGE_EXT = /\.(jpe?g|png|webp|gif|bmp|avif)$/i;
-
 function plainFolder(dir: string, split: Split | undefined, why: InputError): ImageRef[] {
-  const files = readdirSync(dir).filter((f) => IMAGE_EXT.test(f)).sort();
+  const files = readdirSync(dir).filter(isImageFile).sort();
   if (!files.length) throw why;
   if (split) throw new InputError(`${dir}: is a plain folder of images, so it has no splits (drop --split to embed every image in it)`);
   return files.map((f) => ({ id: f, file: join(dir, f) }));

@@ -120,15 +120,18 @@ export class RunStore {
 
 // metrics.jsonl may end in a half-written line if a worker was killed mid-write; a line in the middle can only
 // be bad if the file was damaged or edited. A resumed job recomputes from its checkpoint and re-emits some
-// points: the later record of a (scope, x, tags) wins. `bad` lists the unreadable lines (1-based) and why.
-export type MetricsScan = { records: MetricRecord[]; bad: { line: number; reason: string }[] };
+// points: the later record of a (scope, x, tags) wins. `bad` lists the unreadable lines (1-based) and why;
+// `lines`: the non-empty lines read.
+export type MetricsScan = { records: MetricRecord[]; bad: { line: number; reason: string }[]; lines: number };
 
 export function scanMetricsFile(file: string): MetricsScan {
-  if (!existsSync(file)) return { records: [], bad: [] };
+  if (!existsSync(file)) return { records: [], bad: [], lines: 0 };
   const out = new Map<string, MetricRecord>();
   const bad: MetricsScan['bad'] = [];
+  let lines = 0;
   readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
     if (!line.trim()) return;
+    lines++;
     let raw: unknown;
     try {
       raw = JSON.parse(line);
@@ -141,7 +144,7 @@ export function scanMetricsFile(file: string): MetricsScan {
     out.delete(key); // keep file order of the surviving records
     out.set(key, r.data);
   });
-  return { records: [...out.values()], bad };
+  return { records: [...out.values()], bad, lines };
 }
 
 export const readMetricsFile = (file: string): MetricRecord[] => scanMetricsFile(file).records;
@@ -152,9 +155,7 @@ export const metricKey = (r: MetricRecord): string => `${r.scope}|${r.x}|${r.tag
 // Rewrites metrics.jsonl with each point once (the later record wins; unreadable lines, already reported, go),
 // atomically, so a resumed run's file holds no replayed records. Returns the lines dropped.
 export function compactMetricsFile(file: string): number {
-  if (!existsSync(file)) return 0;
-  const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l.trim()).length;
-  const { records } = scanMetricsFile(file);
+  const { records, lines } = scanMetricsFile(file);
   if (records.length === lines) return 0;
   writeFileAtomic(file, records.map((r) => JSON.stringify(r) + '\n').join(''));
   return lines - records.length;
