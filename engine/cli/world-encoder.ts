@@ -1,22 +1,28 @@
 // `prh world build-encoder`: rebuild the procedural world's frozen image encoder (engine/image/world-encoder.ts)
 // into resources/world-encoder.onnx + .json, or with --check rebuild it and compare its hash with the shipped one.
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { Presets, SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { z } from 'zod';
+import { writeFileAtomic, writeJsonAtomic } from '../atomic';
 import { InputError } from '../errors';
-import { WORLD_ENCODER_RECIPE, type WorldEncoderManifest, buildWorldEncoder, probeWorldEncoder, readWorldEncoderManifest } from '../image';
+import { splitCeiling } from '../experiment';
+import { PRESETS } from '../models';
+import { WORLD_ENCODER_RECIPE, type CeilingOf, type WorldEncoderManifest, buildWorldEncoder, probeWorldEncoder, readWorldEncoderManifest, sha256 } from '../image';
 import { parseFlags, printTable } from './output';
 
 const Flags = z.object({
   out: z.string().regex(/\.onnx$/, 'expected a path ending in .onnx'),
   check: z.boolean().optional(),
+  probeOnly: z.boolean().optional(),
   probe: z.boolean(), // commander's --no-probe
   probeWorld: z.string().optional(),
   json: z.boolean().optional(),
 });
 
+// The ceiling's oracle text width: the demo's text side (the cpu preset).
+const CEILING_DIM = PRESETS.cpu.d;
 const manifestPath = (onnx: string) => join(dirname(onnx), `${basename(onnx, '.onnx')}.json`);
 
 export function registerWorldEncoder(program: Command): void {
@@ -27,17 +33,28 @@ export function registerWorldEncoder(program: Command): void {
     .option('--out <file.onnx>', 'model to write; the manifest goes next to it as .json', 'resources/world-encoder.onnx')
     .option('--check', 'rebuild without writing and compare the sha256 with the manifest next to --out')
     .option('--no-probe', 'skip the attribute probes on a held-out world')
-    .option('--probe-world <dir>', 'held-out world folder for the probes (default: world seed 0, 3000/1000/1000, generated)')
+    .option('--probe-only', 'no training: probe the model at --out (probes + ceiling) and rewrite the probe section of its manifest')
+    .option('--probe-world <dir>', 'held-out world folder for the probes and the ceiling (default: the experiments\' default world, seed 0, 5000/1014/1000, generated)')
     .option('--json', 'print one JSON document')
     .action(async (raw: unknown) => {
       const o = parseFlags(Flags, raw);
+      if (o.probeWorld && !existsSync(o.probeWorld)) throw new InputError(`--probe-world: ${o.probeWorld} does not exist`);
+      const log = (t: string) => (o.json ? undefined : console.error(t));
+      if (o.probeOnly) {
+        if (o.check || !o.probe) throw new InputError(`--probe-only and ${o.check ? '--check' : '--no-probe'}: choose one`);
+        const manifest = readWorldEncoderManifest(manifestPath(o.out));
+        if (sha256(readFileSync(o.out)) !== manifest.sha256) throw new InputError(`${o.out}: its sha256 differs from its manifest's; rebuild it instead`);
+        const probe = await probeWorldEncoder(o.out, manifest.recipe, o.probeWorld, log, ceiling);
+        writeJsonAtomic(manifestPath(o.out), { ...manifest, probe });
+        return report({ ...manifest, probe }, o.json);
+      }
       const shipped = o.check ? readWorldEncoderManifest(manifestPath(o.out)) : null;
       const steps = WORLD_ENCODER_RECIPE.jepa.steps;
       const bar = !o.json && process.stderr.isTTY ? new SingleBar({ format: 'world encoder [{bar}] {value}/{total} steps  loss {loss}', hideCursor: true }, Presets.shades_classic) : null;
       bar?.start(steps, 0, { loss: '-' });
       const built = await buildWorldEncoder(WORLD_ENCODER_RECIPE, {
         onStep: (s) => bar?.update(s.step + 1, { loss: s.loss.toFixed(4) }),
-        log: (t) => (o.json ? undefined : console.error(t)),
+        log,
       });
       bar?.stop();
       if (shipped) {
@@ -49,14 +66,24 @@ export function registerWorldEncoder(program: Command): void {
         return;
       }
       mkdirSync(dirname(o.out), { recursive: true });
-      writeFileSync(o.out, built.bytes);
-      if (o.probeWorld && !existsSync(o.probeWorld)) throw new InputError(`--probe-world: ${o.probeWorld} does not exist`);
-      const probe = o.probe ? await probeWorldEncoder(o.out, WORLD_ENCODER_RECIPE, o.probeWorld, (t) => (o.json ? undefined : console.error(t))) : null;
+      writeFileAtomic(o.out, built.bytes);
+      const probe = o.probe ? await probeWorldEncoder(o.out, WORLD_ENCODER_RECIPE, o.probeWorld, log, ceiling) : null;
       const manifest: WorldEncoderManifest = { file: basename(o.out), ...built.manifest, probe };
-      writeFileSync(manifestPath(o.out), `${JSON.stringify(manifest, null, 2)}\n`);
-      if (o.json) return console.log(JSON.stringify(manifest));
-      printTable([{ out: o.out, sha256: built.sha256.slice(0, 16), seconds: manifest.build.seconds, lossFirst: manifest.loss.first, lossLast: manifest.loss.last, parity: manifest.parity.maxAbsDiffPooler }]);
-      if (probe)
-        printTable(probe.trained.map((t, i) => ({ task: t.task, trained: t.accuracy, pixels: probe.pixels[i].accuracy, randomInit: probe.randomInit[i].accuracy, chance: t.chance })));
+      writeJsonAtomic(manifestPath(o.out), manifest);
+      report(manifest, o.json);
     });
+}
+
+const ceiling: CeilingOf = async (ds, emb, ids) => {
+  const c = await splitCeiling(ds, emb, ids, CEILING_DIM, 10);
+  return c && { r1: c.r1, mknn: c.mknn, dim: c.dim };
+};
+
+function report(manifest: WorldEncoderManifest, json?: boolean): void {
+  if (json) return console.log(JSON.stringify(manifest));
+  printTable([{ out: manifest.file, sha256: manifest.sha256.slice(0, 16), seconds: manifest.build.seconds, lossFirst: manifest.loss.first, lossLast: manifest.loss.last, parity: manifest.parity.maxAbsDiffPooler }]);
+  const probe = manifest.probe;
+  if (probe?.ceiling) printTable([{ ceiling: `R@1 vs the oracle text (${probe.ceiling.trained.dim}-d)`, trained: probe.ceiling.trained.r1, randomInit: probe.ceiling.randomInit.r1 }]);
+  if (probe)
+    printTable(probe.trained.map((t, i) => ({ task: t.task, trained: t.accuracy, pixels: probe.pixels[i].accuracy, randomInit: probe.randomInit[i].accuracy, chance: t.chance })));
 }

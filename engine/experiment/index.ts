@@ -4,3 +4,4 @@ export { experimentJob } from './job';
 export { armJob } from './epoch-eval';
 export { matchDroppedImages, ownCaptions, topMatches } from './drop';
 export { openExperimentData } from './protocol';
+export { splitCeiling, type Ceiling } from './ceiling';

@@ -10,6 +10,6 @@ export { BadImageError, Preprocessor, cropRect, decodeImage, preprocessFile } fr
 export { Device, type Session, type SessionDevice, type SessionOptions, cudaProviderPath, openSession } from './session';
 export { ImageSpec, Pool, Preset, type SpecOverrides, detectPreset, isDinov2Layout, resolveSpec, specOverrides } from './spec';
 export {
-  WORLD_ENCODER_RECIPE, WorldEncoderManifest, WorldEncoderRecipe, type BuildHooks, type BuiltEncoder, type ProbeTable, buildWorldEncoder,
+  WORLD_ENCODER_RECIPE, WorldEncoderManifest, WorldEncoderRecipe, type BuildHooks, type BuiltEncoder, type CeilingOf, type ProbeTable, buildWorldEncoder,
   onnxParity, probeWorldEncoder, readWorldEncoderManifest, worldImages,
 } from './world-encoder';

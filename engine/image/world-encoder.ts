@@ -9,7 +9,9 @@ import { createCanvas, loadImage } from '@napi-rs/canvas';
 import * as tf from '@tensorflow/tfjs';
 import * as ort from 'onnxruntime-node';
 import { z } from 'zod';
+import type { Dataset } from '../../shared/dataset';
 import { drawScenes, generateWorld, readDataset, resolveWorld, worldScene } from '../data';
+import type { Embeddings } from '../embeddings';
 import { InputError } from '../errors';
 import { readJson } from '../json-file';
 import { TrainRng, exportVitOnnx, initVit, vitForward, type Params, type ViTShape } from '../models';
@@ -53,6 +55,8 @@ export const WORLD_ENCODER_RECIPE: WorldEncoderRecipe = {
 };
 
 export const ProbeRow = z.object({ task: z.string(), classes: z.number(), train: z.number(), test: z.number(), accuracy: z.number(), chance: z.number(), lambda: z.number() });
+// The image-side ceiling (engine/experiment/ceiling.ts) of the encoder on the probe world: R@1 against the oracle text.
+const CeilingRow = z.object({ r1: z.number(), mknn: z.number().nullable(), dim: z.number() });
 export const WorldEncoderManifest = z.object({
   file: z.string(),
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
@@ -65,7 +69,10 @@ export const WorldEncoderManifest = z.object({
   parity: z.object({ images: z.number(), maxAbsDiffPooler: z.number(), maxAbsDiffTokens: z.number() }),
   build: z.object({ seconds: z.number(), secondsPerStep: z.number(), loadavg: z.array(z.number()), cpus: z.number(), node: z.string(), at: z.string() }),
   probe: z
-    .object({ world: z.record(z.string(), z.unknown()), trained: z.array(ProbeRow), pixels: z.array(ProbeRow), randomInit: z.array(ProbeRow) })
+    .object({
+      world: z.record(z.string(), z.unknown()), trained: z.array(ProbeRow), pixels: z.array(ProbeRow), randomInit: z.array(ProbeRow),
+      ceiling: z.object({ trained: CeilingRow, randomInit: CeilingRow }).optional(), // absent in manifests from before it was measured
+    })
     .nullable(),
 });
 export type WorldEncoderManifest = z.infer<typeof WorldEncoderManifest>;
@@ -158,12 +165,21 @@ export async function buildWorldEncoder(recipe: WorldEncoderRecipe = WORLD_ENCOD
 
 export type ProbeTable = NonNullable<WorldEncoderManifest['probe']>;
 
-// Linear probes on a held-out world (generated into a temp folder unless `worldDir` holds one): the encoder through
-// the dinov2 image path, next to raw 16-px pixels and the same ViT at its random init (also through ONNX).
-export async function probeWorldEncoder(onnxPath: string, recipe: WorldEncoderRecipe, worldDir?: string, log: (t: string) => void = () => {}): Promise<ProbeTable> {
+// The experiments' default world (seed 0, 5,000 / 1,014 / 1,000): the probes' and the ceiling's held-out scenes, so the
+// ceiling recorded here is the one `prh demo` reports. The encoder trains on another seed (recipe.world.seed).
+const PROBE_WORLD = { seed: 0, splits: { train: 5000, val: 1014, test: 1000 } } as const;
+
+// Scores the image side of a world dataset: the ceiling, given by the caller (engine/experiment owns it).
+export type CeilingOf = (dataset: Dataset, emb: Embeddings, ids: string[]) => Promise<{ r1: number; mknn: number | null; dim: number } | null>;
+
+// Linear probes (and, given `ceiling`, the image-side ceiling) on a held-out world (generated into a temp folder unless
+// `worldDir` holds one): the encoder through the dinov2 image path, next to raw 16-px pixels and the same ViT at its
+// random init (also through ONNX).
+export async function probeWorldEncoder(onnxPath: string, recipe: WorldEncoderRecipe, worldDir?: string, log: (t: string) => void = () => {}, ceiling?: CeilingOf): Promise<ProbeTable> {
+  await initBackend('wasm'); // the random-init ViT is built with tfjs
   const tmp = mkdtempSync(join(tmpdir(), 'prh-world-probe-'));
   try {
-    const world = { seed: 0, splits: { train: 3000, val: 1000, test: 1000 }, imageSize: recipe.world.imageSize };
+    const world = { ...PROBE_WORLD, imageSize: recipe.world.imageSize };
     const dir = worldDir ?? join(tmp, 'world');
     if (!worldDir) generateWorld(dir, world);
     const ds = readDataset(dir);
@@ -188,7 +204,9 @@ export async function probeWorldEncoder(onnxPath: string, recipe: WorldEncoderRe
     const pixels = await pixelFeatures(refs.map((r) => r.file));
     const pixelIds = refs.map((r) => r.id);
     const rows = (r: ProbeResult[]) => r.map((x) => ({ ...x }));
+    const ceilings = ceiling && (await Promise.all([ceiling(ds, trained.emb, trained.ids), ceiling(ds, random.emb, random.ids)]));
     return {
+      ...(ceilings?.[0] && ceilings[1] ? { ceiling: { trained: ceilings[0], randomInit: ceilings[1] } } : {}),
       world: worldDir ? { dir: worldDir } : world,
       trained: rows(probeAttributes(trained.emb, trained.ids, ds.images)),
       pixels: rows(probeAttributes(pixels, pixelIds, ds.images)),

@@ -124,5 +124,14 @@ describe('image ceiling', () => {
     const noise = await imageCeiling(ds, { val: side('val', false), test: side('test', false) }, 64, 10);
     expect(good!.r1).toBeGreaterThan(0.3);
     expect(noise!.r1).toBeLessThan(0.15);
+    // splitCeiling (what `prh world build-encoder` records) takes one matrix over any photos in any order: the
+    // same ceiling, whatever train rows and order it is given.
+    const { splitCeiling } = await import('../../engine/experiment');
+    const val = side('val', true), test = side('test', true);
+    const rows = [...test.ids.map((id, r) => ({ id, v: test.emb.data.subarray(r * 48, (r + 1) * 48) })), { id: ds.images.find((im) => im.split === 'train')!.id, v: new Float32Array(48).fill(9) }, ...val.ids.map((id, r) => ({ id, v: val.emb.data.subarray(r * 48, (r + 1) * 48) }))].reverse();
+    const all = new Float32Array(rows.length * 48);
+    rows.forEach((r, i) => all.set(r.v, i * 48));
+    const split = await splitCeiling(ds, { rows: rows.length, dim: 48, data: all }, rows.map((r) => r.id), 64, 10);
+    expect(split).toEqual(good);
   });
 });

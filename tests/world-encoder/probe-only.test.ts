@@ -1,0 +1,52 @@
+// `prh world build-encoder --probe-only`: probes a shipped-style encoder (ONNX + manifest) without training, adds
+// the image-side ceiling to its manifest and leaves the model's bytes alone; refuses a model its manifest does not
+// describe and contradictory flags (exit 2, no stack).
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { generateWorld } from '../../engine/data';
+import { readWorldEncoderManifest } from '../../engine/image';
+
+const root = join(import.meta.dirname, '..', '..');
+const home = mkdtempSync(join(tmpdir(), 'prh-probe-only-'));
+const world = join(home, 'world');
+const cli = (...args: string[]) => spawnSync(process.execPath, [join(root, 'bin', 'prh.js'), ...args], { env: { ...process.env, PRH_HOME: home }, encoding: 'utf8' });
+const shipped = (dir: string) => {
+  for (const f of ['world-encoder.onnx', 'world-encoder.json']) copyFileSync(join(root, 'resources', f), join(dir, f));
+  return join(dir, 'world-encoder.onnx');
+};
+
+beforeAll(() => generateWorld(world, { seed: 0, splits: { train: 240, val: 120, test: 120 }, imageSize: 64 }));
+
+describe('build-encoder --probe-only', () => {
+  it('writes probes and the ceiling into the manifest, model bytes unchanged', () => {
+    const onnx = shipped(mkdtempSync(join(home, 'ok-')));
+    const before = readFileSync(onnx);
+    const r = cli('world', 'build-encoder', '--out', onnx, '--probe-only', '--probe-world', world, '--json');
+    expect(r.status, r.stderr).toBe(0);
+    const m = readWorldEncoderManifest(onnx.replace(/\.onnx$/, '.json'));
+    expect(readFileSync(onnx).equals(before)).toBe(true);
+    expect(m.probe!.world).toEqual({ dir: world });
+    const c = m.probe!.ceiling!;
+    expect(c.trained.dim).toBe(64);
+    // 120 test scenes: chance R@1 is 1/120; the trained encoder sees colour and background (probes ~.98, ~.99).
+    expect(c.trained.r1).toBeGreaterThan(c.randomInit.r1);
+    expect(c.trained.r1).toBeGreaterThan(3 / 120);
+    expect(m.probe!.trained.find((t) => t.task === 'colour')!.accuracy).toBeGreaterThan(0.8);
+  });
+  it('refuses a model that is not the one its manifest describes, and --check with it', () => {
+    const onnx = shipped(mkdtempSync(join(home, 'bad-')));
+    const r1 = cli('world', 'build-encoder', '--out', onnx, '--probe-only', '--check');
+    expect(r1.status).toBe(2);
+    expect(r1.stderr).toContain('--probe-only and --check');
+    const bytes = readFileSync(onnx);
+    bytes[bytes.length - 1] ^= 1;
+    writeFileSync(onnx, bytes);
+    const r2 = cli('world', 'build-encoder', '--out', onnx, '--probe-only', '--probe-world', world);
+    expect(r2.status).toBe(2);
+    expect(r2.stderr).toContain('sha256 differs from its manifest');
+    expect(r2.stderr).not.toMatch(/\n\s+at /);
+  });
+});
