@@ -11,7 +11,7 @@ import { checkImageFiles, openDataset, seededSubset, type OpenedDataset } from '
 import { idsPath } from '../embeddings';
 import { InputError } from '../errors';
 import { readJson } from '../json-file';
-import { renderableWorld } from './image-arms';
+import { renderableWorld } from './world-scenes';
 
 // Precomputed image embeddings: their ids sidecar must name every photo the experiment needs.
 export function assertRows(file: string, ids: string[], want: DatasetImage[]): void {
