@@ -3,12 +3,12 @@
 // cell scored; cells checked against the plain evaluation, differences against the cells. Plus the config's refusals,
 // in the schema, before a run, and from the CLI (exit 2, the message alone).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExperimentResult } from '../../shared/experiment';
-import { RunConfig } from '../../shared/runs';
+import { RunConfig, type RunEvent } from '../../shared/runs';
 import { evaluate } from '../../engine/align';
 import { generateWorld } from '../../engine/data';
 import { InputError } from '../../engine/errors';
@@ -132,5 +132,33 @@ describe('2x2 experiment', () => {
     for (const f of ['grid.md', 'grid.csv', 'grid-differences.md', 'image-arms.md', 'grid-bars-r1.png', 'grid-bars-mknn.png', 'experiment-image-loss.png']) expect(report).toContain(f);
     const image = store.metrics(id).filter((m) => m.scope === 'image');
     expect(new Set(image.map((m) => m.tags?.arm))).toEqual(new Set(['image good', 'image bad']));
+  }, 600_000);
+
+  it('cancelled while the second image arm trains, resumes without retraining the first', async () => {
+    const store = new RunStore(join(home, 'runs-resume'));
+    const scheduler = new Scheduler(store, { concurrency: 1, worker: workerCommand() });
+    const { id } = store.create(RunConfig.parse(config({ name: '2x2 resumed', imageViews: { ...TINY_IMAGE, steps: 40 } })));
+    scheduler.submit(id);
+    await new Promise<void>((resolve) => {
+      const check = (e: RunEvent) => e.type === 'metric' && e.record.scope === 'image' && e.record.tags?.arm === 'image bad' && (scheduler.off('event', check), resolve());
+      scheduler.on('event', check);
+    });
+    scheduler.cancel(id);
+    await scheduler.idle();
+    expect(store.get(id).status).toBe('cancelled');
+    const dir = store.dir(id);
+    const good = join(dir, 'image-arms', 'good', 'encoder.onnx');
+    expect(existsSync(good)).toBe(true);
+    expect(existsSync(join(dir, 'image-arms', 'bad', 'encoder.onnx'))).toBe(false);
+    const written = statSync(good).mtimeMs;
+
+    scheduler.submit(id, true);
+    await scheduler.idle();
+    const state = store.get(id);
+    expect(state.status).toBe('done');
+    expect(statSync(good).mtimeMs).toBe(written);
+    const g = (state.result as unknown as ExperimentResult).grid!;
+    expect(g.imageArms.map((a) => a.arm)).toEqual(['good', 'bad']);
+    expect(g.cells).toHaveLength(4);
   }, 600_000);
 });
