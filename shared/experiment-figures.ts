@@ -1,7 +1,7 @@
 // The experiment's figures and tables as specs, pure functions of its run data: the GUI draws them live and
 // engine/experiment writes the same ones into the run's report/ (PNG/SVG/PDF, CSV/Markdown/LaTeX).
 import { armColor, ARM_ORDER, bySeries, isNtp, smoothed, withX, X_LABEL, type CurveSeries, type XMode } from './curves';
-import type { ArmResult, ExperimentResult, Interval } from './experiment';
+import type { ArmResult, ExperimentResult, GridDifference, Interval } from './experiment';
 import type { FigureSpec, RefLine } from './figures';
 import type { MetricRecord } from './runs';
 import type { Estimate, TableSpec } from './tables';
@@ -51,7 +51,17 @@ export function experimentCurves(records: readonly MetricRecord[], prefix = 'exp
     ...(chanceR1 !== null ? [{ axis: 'y' as const, value: chanceR1, label: `chance ${chanceR1.toFixed(3)}` }] : []),
     ...(floor !== null ? [{ axis: 'y' as const, value: floor, label: `epoch-1 floor ${floor.toFixed(3)}`, color: '#E69F00' }] : []),
   ];
+  const images = bySeries(records, 'image', 'loss');
+  // The 2x2's image arms (scope 'image', tagged 'image <arm>'): always per step, the only x they have.
+  const imageArms: FigureSpec[] = images.length
+    ? [{
+      id: `${prefix}-image-loss`, title: '2x2 image arms: image-JEPA training loss (inv + λ·SIGReg)', x: { label: 'step', integer: true }, y: { label: 'loss' },
+      series: images.map((s) => ({ label: s.arm, color: armColor(s.arm.replace(/^image /, '')), dash: 'dashed' as const, points: s.points.map(({ x, y }) => ({ x, y })) })),
+      refLines: [],
+    }]
+    : [];
   const figures = [
+    ...imageArms,
     curve(`${prefix}-r1`, 'Image→text R@1 on the test pairs, per epoch', records, 'eval', 'r1', 'R@1', r1Lines, 0, epochs, view),
     curve(`${prefix}-mknn`, 'Mutual 10-NN on the test pairs, per epoch', records, 'eval', 'mknn', 'mutual k-NN', chanceMknn !== null ? [{ axis: 'y', value: chanceMknn, label: `chance ${chanceMknn.toFixed(3)}` }] : [], 0, epochs, view),
     curve(`${prefix}-loss`, 'Training loss (JEPA: inv + λ·SIGReg; NTP: cross-entropy)', records, 'train', 'loss', 'loss', [], undefined, epochs, view),
@@ -207,12 +217,107 @@ export const ceilingTable = (r: ExperimentResult, id = 'image-ceiling'): TableSp
   notes: 'No text encoder can be expected above the oracle row: when it is low, the frozen image side limits R@1, not the arms.',
 });
 
+// --- the 2x2 (image views x text views) ----------------------------------------------------------------------
+
+const VARIES: Record<GridDifference['varies'], string> = { text: 'text views', image: 'image views', both: 'both', crossed: 'crossed' };
+const cellName = (c: { image: string; text: string }) => `image ${c.image} · text ${c.text}`;
+
+export function gridTable(r: ExperimentResult, id = 'grid'): TableSpec {
+  const cells = r.grid?.cells ?? [];
+  return {
+    id, title: '2x2: image views x text views on the test pairs (95% paired-bootstrap CIs)',
+    columns: [
+      { key: 'image', label: 'Image views' }, { key: 'text', label: 'Text views' }, { key: 'seed', label: 'Seed', format: 'int' },
+      { key: 'r1', label: 'R@1', format: 'ci' }, { key: 'r5', label: 'R@5', format: 'ci' }, { key: 'mknn', label: 'Mutual k-NN', format: 'ci' },
+    ],
+    rows: cells.map((c) => ({ image: c.image, text: c.text, seed: c.seed, r1: est(c.r1), r5: est(c.r5), mknn: est(c.mknn) })),
+    notes: 'Image arms: a ViT trained from scratch as an image JEPA on the training scenes (no captions), views = other renders of the same scene (good) or crops and colour changes of one render (bad); same ViT, steps and seed. Text arms: the JEPA text arms. Every cell: the same fit and test pairs and the same Procrustes evaluation.',
+  };
+}
+
+// Which paired differences a reader of the 2x2 wants first: one side's views changed, the other side fixed.
+export function gridDifferencesTable(r: ExperimentResult, id = 'grid-differences'): TableSpec {
+  const diffs = r.grid?.differences ?? [];
+  return {
+    id, title: '2x2: paired differences between cells (a − b, same resampled test queries)',
+    columns: [
+      { key: 'metric', label: 'Metric' }, { key: 'varies', label: 'Changed' }, { key: 'a', label: 'a' }, { key: 'b', label: 'b' },
+      { key: 'seed', label: 'Seed', format: 'int' }, { key: 'diff', label: 'a − b', format: 'ci' }, { key: 'verdict', label: 'Verdict' },
+    ],
+    rows: diffs.map((d) => ({
+      metric: d.metric === 'r1' ? 'R@1' : d.metric === 'r5' ? 'R@5' : 'mutual k-NN', varies: VARIES[d.varies], a: cellName(d.a), b: cellName(d.b), seed: d.seed,
+      diff: { value: d.estimate, lo: d.lo, hi: d.hi }, verdict: d.lo > 0 ? 'a better' : d.hi < 0 ? 'b better' : 'CI covers 0',
+    })),
+    notes: gridVerdict(r).join(' '),
+  };
+}
+
+const signed = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(3)}`;
+const ci = (d: GridDifference) => `${signed(d.estimate)} [${d.lo.toFixed(3)}, ${d.hi.toFixed(3)}]`;
+
+/** The paper's reading of its MSR-VTT 2x2, on this result: from the bad/bad cell, R@1 gained by good text views alone
+ *  and by good image views alone (paper: +.059 and +.043), and by both; one line per seed. Empty without a full 2x2. */
+export function gridVerdict(r: ExperimentResult): string[] {
+  const diffs = (r.grid?.differences ?? []).filter((d) => d.metric === 'r1');
+  const seeds = [...new Set(diffs.map((d) => d.seed))];
+  return seeds.flatMap((seed) => {
+    const find = (a: [string, string], b: [string, string]) =>
+      diffs.find((d) => d.seed === seed && d.a.image === a[0] && d.a.text === a[1] && d.b.image === b[0] && d.b.text === b[1]);
+    const text = find(['bad', 'good'], ['bad', 'bad']), image = find(['good', 'bad'], ['bad', 'bad']), both = find(['good', 'good'], ['bad', 'bad']);
+    if (!text || !image || !both) return [];
+    const sideOf = (d: GridDifference) => (d.lo > 0 ? 'a gain' : d.hi < 0 ? 'a loss' : 'no clear change');
+    const larger = text.estimate > image.estimate ? 'text' : 'image';
+    return [
+      `Seed ${seed}, R@1 from image bad · text bad: good text views alone ${ci(text)} (${sideOf(text)}), good image views alone ${ci(image)} (${sideOf(image)}), both ${ci(both)}; ` +
+        `the paper (MSR-VTT) found +0.059 with good text views alone and +0.043 with good image views alone: here the larger gain is on the ${larger} side` +
+        `${larger === 'text' ? ', as in the paper' : ', unlike the paper'}.`,
+    ];
+  });
+}
+
+// Grouped bars: one group per image arm, one bar per text arm (and seed), with CIs.
+export function gridBars(r: ExperimentResult, metric: 'r1' | 'mknn', id = `grid-bars-${metric}`): FigureSpec {
+  const cells = r.grid?.cells ?? [];
+  const images = [...new Set(cells.map((c) => c.image))];
+  const seeds = [...new Set(cells.map((c) => c.seed))];
+  const texts = [...new Set(cells.map((c) => c.text))];
+  return {
+    id, title: `2x2: ${metric === 'r1' ? 'image→text R@1' : 'mutual k-NN'} by image views (groups) and text views (bars), 95% CIs`,
+    x: { label: 'image views', min: -0.6, max: images.length - 0.4, categories: images.map((i) => `image ${i}`) },
+    y: { label: metric === 'r1' ? 'R@1' : 'mutual k-NN', min: 0 },
+    series: texts.flatMap((text) => seeds.map((seed, i) => ({
+      label: seeds.length > 1 ? `text ${text} (seed ${seed})` : `text ${text}`, style: 'bars' as const, color: armColor(text),
+      ...(i > 0 ? { dash: 'dashed' as const } : {}),
+      points: cells.filter((c) => c.text === text && c.seed === seed && c[metric]).map((c) => ({ x: images.indexOf(c.image), y: c[metric]!.estimate, lo: c[metric]!.lo, hi: c[metric]!.hi })),
+    }))),
+    refLines: [{ axis: 'y', value: metric === 'r1' ? r.chance.r1 : r.chance.mknn, label: 'chance' }],
+  };
+}
+
+export const imageArmsTable = (r: ExperimentResult, id = 'image-arms'): TableSpec => ({
+  id, title: '2x2: the image arms (image JEPAs trained inside the experiment)',
+  columns: [
+    { key: 'arm', label: 'Image views' }, { key: 'renders', label: 'Renders per scene', format: 'int' }, { key: 'steps', label: 'Steps', format: 'int' },
+    { key: 'batch', label: 'Scenes per step', format: 'int' }, { key: 'views', label: 'Views', format: 'int' }, { key: 'dim', label: 'Width', format: 'int' },
+    { key: 'first', label: 'First loss', format: 'fixed3' }, { key: 'last', label: 'Last loss', format: 'fixed3' }, { key: 'seconds', label: 'Seconds', format: 'fixed1' },
+    { key: 'backend', label: 'Backend' }, { key: 'sha', label: 'ONNX sha256' },
+  ],
+  rows: (r.grid?.imageArms ?? []).map((a) => ({
+    arm: a.arm, renders: a.renders, steps: a.steps, batch: a.batch, views: a.views, dim: a.dim, first: a.loss.first, last: a.loss.last,
+    seconds: a.seconds, backend: a.backend, sha: a.sha256.slice(0, 12),
+  })),
+  notes: 'Good: the views of a scene are renders drawn from its pool (same state, other positions within cells, sizes, rotations, lighting, noise, drawing order) plus light pixel noise. Bad: crops and brightness/contrast changes of render 0 (the dataset image).',
+});
+
 // Everything the report of a finished experiment holds.
 const withWarnings = (t: TableSpec, warnings: string[]): TableSpec => (warnings.length ? { ...t, notes: `${t.notes ?? ''} Warnings: ${warnings.join('; ')}.`.trim() } : t);
 
 export function experimentReport(r: ExperimentResult, records: readonly MetricRecord[]): { figures: FigureSpec[]; tables: TableSpec[] } {
+  const grid = r.grid
+    ? { figures: [gridBars(r, 'r1'), gridBars(r, 'mknn')], tables: [gridTable(r), gridDifferencesTable(r), imageArmsTable(r)] }
+    : { figures: [], tables: [] };
   return {
-    figures: [...experimentCurves(records), armBars([{ label: 'this experiment', arms: r.arms }], 'r1', 'bars-r1', r.chance.r1), armBars([{ label: 'this experiment', arms: r.arms }], 'mknn', 'bars-mknn', r.chance.mknn), sweepFigure(r), rankFigure(r)],
-    tables: [protocolTable(r), withWarnings(armsTable(r.arms), r.warnings ?? []), differencesTable(r), spreadTable(r), sweepTable(r), ...(r.ceiling ? [ceilingTable(r)] : [])],
+    figures: [...grid.figures, ...experimentCurves(records), armBars([{ label: 'this experiment', arms: r.arms }], 'r1', 'bars-r1', r.chance.r1), armBars([{ label: 'this experiment', arms: r.arms }], 'mknn', 'bars-mknn', r.chance.mknn), sweepFigure(r), rankFigure(r)],
+    tables: [protocolTable(r), ...grid.tables, withWarnings(armsTable(r.arms), r.warnings ?? []), differencesTable(r), spreadTable(r), sweepTable(r), ...(r.ceiling ? [ceilingTable(r)] : [])],
   };
 }

@@ -44,6 +44,23 @@ export const EvalProtocol = z.object({
 });
 export type EvalProtocol = z.infer<typeof EvalProtocol>;
 
+// The paper's 2x2 (its MSR-VTT table): image arms x text arms. Each image arm is a small ViT trained from scratch
+// inside the experiment as an image JEPA on the training scenes' images (never a caption), with good views (other
+// renders of the same world state: the world's video) or bad views (crops and colour changes of the one dataset
+// render, as DINOv2). Procedural worlds only; same ViT, steps, batch and seed for both arms (equal compute).
+export const IMAGE_VIEW_ARMS = ['good', 'bad'] as const;
+export type ImageViewArm = (typeof IMAGE_VIEW_ARMS)[number];
+export const ImageViews = z.object({
+  arms: z.array(z.enum(IMAGE_VIEW_ARMS)).min(1).default(['good', 'bad']),
+  renders: z.number().int().min(2).max(64).default(4), // renders of each training scene the good arm draws its views from
+  steps: z.number().int().positive().default(300), // AdamW steps per image arm
+  batch: z.number().int().min(2).default(32), // scenes per step (x 4 views)
+  hidden: z.number().int().min(16).multipleOf(16).default(64), // ViT width (16 per head; MLP 4x); 64 as the shipped world encoder
+  depth: z.number().int().min(1).default(2), // ViT blocks
+  seed: z.number().int().nonnegative().default(0), // init, batch order and views of both image arms
+});
+export type ImageViews = z.infer<typeof ImageViews>;
+
 export const ExperimentConfig = z
   .object({
     kind: z.literal('experiment'),
@@ -59,8 +76,16 @@ export const ExperimentConfig = z
     eval: EvalProtocol.default(EvalProtocol.parse({})),
     parallel: z.number().int().min(1).optional(), // arms trained at once; default: number of cores (Slurm: all)
     executor: ExecutorChoice.optional(), // where the arms compute; default: the settings' executor
+    imageViews: ImageViews.optional(), // set: the 2x2 (image arms x text arms) instead of one frozen image encoder
   })
-  .refine((c) => new Set(c.arms).size === c.arms.length, { path: ['arms'], message: 'each arm once' });
+  .refine((c) => new Set(c.arms).size === c.arms.length, { path: ['arms'], message: 'each arm once' })
+  .refine((c) => new Set(c.imageViews?.arms ?? []).size === (c.imageViews?.arms.length ?? 0), { path: ['imageViews', 'arms'], message: 'each image arm once' })
+  .refine((c) => !c.imageViews || c.arms.every((a) => a === 'good' || a === 'bad'), {
+    path: ['arms'], message: 'the 2x2 experiment (image views) compares JEPA text arms only, as the paper (no NTP): use text arms good and/or bad',
+  })
+  .refine((c) => !c.imageViews || (c.image.model === 'world' && !c.image.embeddings), {
+    path: ['image'], message: 'the 2x2 experiment (image views) trains its own image encoders: an image model or precomputed image embeddings do not apply',
+  });
 export type ExperimentConfig = z.infer<typeof ExperimentConfig>;
 export type ExperimentConfigInput = z.input<typeof ExperimentConfig>;
 
@@ -81,8 +106,10 @@ export const experimentSplit = (c: Pick<ExperimentConfig, 'splitSeed' | 'eval'>)
 //   scope 'train' x = step  : loss, inv, sigreg, lr, gradNorm
 //   scope 'epoch' x = epoch : trainLoss, valLoss, seconds, samplesPerSec
 //   scope 'eval'  x = epoch : r1, r5, r10 (image->text), t2iR1, mknn, chanceR1, chanceMknn
+//   scope 'image' x = step  : loss, inv, sigreg, lr (the 2x2's image arms, tagged {arm: 'image <arm>', seed})
 // and what it leaves in its folder: image/{val,test}.npy (+ ids, encoder.json), arms/<train run>/ (checkpoints,
-// embeddings, tokenizer), final/<arm>-s<seed>/{w.npy,image-mean.npy,text-mean.npy,alignment.json}, report/.
+// embeddings, tokenizer), final/<arm>-s<seed>/{w.npy,image-mean.npy,text-mean.npy,alignment.json}, report/;
+// a 2x2 also image-arms/<arm>/ (engine/experiment/layout.ts).
 
 export type Interval = { estimate: number; lo: number; hi: number };
 export type ArmResult = {
@@ -99,6 +126,21 @@ export type ArmResult = {
 export type ArmDifference = { a: string; b: string; seed: number; metric: 'r1' | 'mknn'; estimate: number; lo: number; hi: number };
 export type SeedSpread = { arm: string; seeds: number; meanR1: number; sdR1: number; minR1: number; maxR1: number };
 export type SweepRow = { arm: string; seed: number; n: number; testR1: number; fitR1: number; sdTestR1: number };
+// The 2x2: each image arm's training, every (image arm x text arm x seed) cell on the same test pairs, and the paired
+// differences between cells (per seed, the same resampled test queries for all four). `varies` says which side
+// differs between a and b: text (same image arm), image (same text arm), both (the diagonal) or crossed.
+export type ImageArmRecord = {
+  arm: ImageViewArm; renders: number; steps: number; batch: number; views: number; seconds: number;
+  loss: { first: number; last: number }; sha256: string; dim: number; backend: string;
+};
+export type GridCell = { image: ImageViewArm; text: string; seed: number; r1: Interval; r5: Interval; mknn: Interval | null };
+export type GridDifference = {
+  seed: number; metric: 'r1' | 'r5' | 'mknn'; varies: 'text' | 'image' | 'both' | 'crossed';
+  a: { image: ImageViewArm; text: string }; b: { image: ImageViewArm; text: string };
+  estimate: number; lo: number; hi: number;
+};
+export type GridResult = { imageArms: ImageArmRecord[]; cells: GridCell[]; differences: GridDifference[] };
+
 export type ExperimentResult = {
   arms: ArmResult[];
   differences: ArmDifference[];
@@ -113,4 +155,5 @@ export type ExperimentResult = {
   ceiling: { r1: number; mknn: number | null; concepts: number; dim: number } | null;
   seconds: number;
   warnings?: string[]; // why some scores may not mean much (an under-determined map, empty embeddings); absent in older results
+  grid?: GridResult; // the 2x2 (config.imageViews); the other fields then hold the text arms through the first image arm
 };

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { ExperimentConfigInput, ExperimentResult } from '../../shared/experiment';
-import { armsTable, differencesTable, protocolLine, spreadTable } from '../../shared/experiment-figures';
+import { armsTable, differencesTable, gridDifferencesTable, gridTable, gridVerdict, imageArmsTable, protocolLine, spreadTable } from '../../shared/experiment-figures';
 import { IMAGE_DEVICES } from '../../shared/gpu';
 import { ARMS } from '../../shared/train';
 import { defaultWorldDir, userDataDir } from '../api';
@@ -20,7 +20,9 @@ const numbers = (name: string) => (v: string) => list(v).map(num(name));
 
 function printResult(r: ExperimentResult): void {
   console.log(`\n${protocolLine(r)}`);
-  for (const t of [armsTable(r.arms), differencesTable(r), spreadTable(r)]) console.log(`\n${tableToMarkdown(t)}`);
+  const grid = r.grid ? [imageArmsTable(r), gridTable(r), { ...gridDifferencesTable(r), rows: gridDifferencesTable(r).rows.filter((d) => d.metric === 'R@1') }] : [];
+  for (const t of [...grid, armsTable(r.arms), differencesTable(r), spreadTable(r)]) console.log(`\n${tableToMarkdown(t)}`);
+  for (const line of gridVerdict(r)) console.log(`\n${line}`);
   for (const w of r.warnings ?? []) console.log(`warning: ${w}`);
 }
 
@@ -72,6 +74,27 @@ function imageChoice(o: Record<string, unknown>): Record<string, unknown> {
   return { model: o.imageModel === 'world' ? 'world' : resolve(String(o.imageModel)), ...choice };
 }
 
+// The 2x2 (ExperimentConfig.imageViews): image arms trained inside the experiment, with their recipe knobs.
+const addImageViewOptions = (c: Command) =>
+  c
+    .option('--image-views <list>', "the 2x2: image arms to train (comma list of good, bad) x the text arms; procedural worlds only, text arms good/bad (default then: good,bad)", list)
+    .option('--image-steps <n>', 'image arms: AdamW steps each (default 300)', num('image-steps'))
+    .option('--image-renders <n>', 'image arms: renders of each training scene the good arm draws its views from (default 4)', num('image-renders'))
+    .option('--image-batch <n>', 'image arms: scenes per step, 4 views each (default 32)', num('image-batch'))
+    .option('--image-hidden <n>', 'image arms: ViT width, a multiple of 16 (default 64)', num('image-hidden'))
+    .option('--image-depth <n>', 'image arms: ViT blocks (default 2)', num('image-depth'));
+
+type ImageViewFlags = { imageViews?: string[]; imageSteps?: number; imageRenders?: number; imageBatch?: number; imageHidden?: number; imageDepth?: number };
+const KNOBS = { imageSteps: 'steps', imageRenders: 'renders', imageBatch: 'batch', imageHidden: 'hidden', imageDepth: 'depth' } as const;
+function imageViewsOf(o: ImageViewFlags): ExperimentConfigInput['imageViews'] {
+  const knobs = Object.fromEntries(Object.entries(KNOBS).filter(([flag]) => o[flag as keyof typeof KNOBS] !== undefined).map(([flag, key]) => [key, o[flag as keyof typeof KNOBS]]));
+  if (!o.imageViews) {
+    if (Object.keys(knobs).length) throw new InputError(`--image-${Object.keys(knobs)[0]} applies to the 2x2 only: add --image-views good,bad`);
+    return undefined;
+  }
+  return { arms: o.imageViews as ('good' | 'bad')[], ...knobs };
+}
+
 // An experiment's flags: the shared training flags (passed to every arm) plus replicates and evaluation.
 const addTrainOptions = (c: Command) =>
   addTrainingOptions(c)
@@ -94,7 +117,7 @@ const executorOf = (o: ExecutorFlags): ExperimentConfigInput['executor'] => {
 };
 
 export function registerExperiment(program: Command, setExit: (code: number) => void): void {
-  addTrainOptions(addImageOptions(
+  addTrainOptions(addImageViewOptions(addImageOptions(
     program
       .command('experiment')
       .description('train the arms on one dataset, score every epoch, compare them with paired-bootstrap CIs, write the report')
@@ -103,11 +126,13 @@ export function registerExperiment(program: Command, setExit: (code: number) => 
       .option('--fit-pairs <n>', 'photos the map is fitted on (default: every val photo; a seeded split holds out min(1,014, 10%))', num('fit-pairs'))
       .option('--test-pairs <n>', 'photos it is scored on (default: every test photo; a seeded split holds out min(1,000, 10%))', num('test-pairs'))
       .option('--split-seed <n>', 'seed of the split of data without one, and of fit/test subsets (default 0)', num('split-seed'))
-      .option('--arms <list>', `comma list of ${ARMS.join(', ')}`, list, ['good', 'bad', 'ntp'])),
+      .option('--arms <list>', `comma list of ${ARMS.join(', ')} (default good,bad,ntp; with --image-views good,bad)`, list))),
   ).action(async (o) => {
+    const imageViews = imageViewsOf(o);
     await runExperiment({
-      kind: 'experiment', version: 1, data: resolve(o.data), images: o.images && resolve(o.images), splitSeed: o.splitSeed, image: imageChoice(o), arms: o.arms, seeds: o.seeds,
-      train: trainingSettings(o), parallel: o.parallel, executor: executorOf(o),
+      kind: 'experiment', version: 1, data: resolve(o.data), images: o.images && resolve(o.images), splitSeed: o.splitSeed, image: imageChoice(o),
+      arms: o.arms ?? (imageViews ? ['good', 'bad'] : ['good', 'bad', 'ntp']), seeds: o.seeds,
+      train: trainingSettings(o), parallel: o.parallel, executor: executorOf(o), ...(imageViews ? { imageViews } : {}),
       eval: { ...(o.bootstrap ? { bootstrap: o.bootstrap } : {}), ...(o.fitPairs ? { fitPairs: o.fitPairs } : {}), ...(o.testPairs ? { testPairs: o.testPairs } : {}) },
     }, o, setExit);
   });

@@ -1,7 +1,7 @@
 // After training: score every arm's selected checkpoint on the test pairs with paired-bootstrap CIs (per seed: the
 // same resampled test items for every arm), the two controls, the pair-count sweep, rank histograms and the
 // across-seed spread; keep each arm's map for the image drop; write the report (figures + tables).
-import type { ArmDifference, ArmResult, ExperimentConfig, ExperimentResult, SeedSpread, SweepRow } from '../../shared/experiment';
+import type { ArmDifference, ArmResult, ExperimentConfig, ExperimentResult, GridResult, ImageViewArm, SeedSpread, SweepRow } from '../../shared/experiment';
 import { compareArms, controls, fitAlignment, freeParameters, sweepPairs } from '../align';
 import { writeJsonAtomic } from '../atomic';
 import { writeNpy } from '../embeddings';
@@ -10,9 +10,11 @@ import { readMetricsFile, type JobContext, type RunStore } from '../runs';
 import { experimentReport } from '../../shared/experiment-figures';
 import type { Dataset } from '../../shared/dataset';
 import { imageCeiling } from './ceiling';
+import { scoreGrid } from './grid';
+import type { ImageArms } from './image-arms';
 import type { ImageSide } from './images';
 import { armLayout, childKey, experimentLayout } from './layout';
-import { pairSplits, readSide, type Paired } from './pairs';
+import { pairSplits, readSide, type Paired, type Side } from './pairs';
 
 const RANK_EDGES = [0, 1, 5, 10, 50, 100, 500, 1000]; // bins [e_i, e_i+1) of the true caption's rank; last bin open
 
@@ -40,7 +42,7 @@ function histogram(ranks: number[]): number[] {
   return counts;
 }
 
-export async function finalize(ctx: JobContext<ExperimentConfig>, c: ExperimentConfig, dataset: Dataset, img: ImageSide, store: RunStore, children: Record<string, string>, t0: number): Promise<ExperimentResult> {
+export async function finalize(ctx: JobContext<ExperimentConfig>, c: ExperimentConfig, dataset: Dataset, img: ImageSide, store: RunStore, children: Record<string, string>, t0: number, imageArms: ImageArms | null = null): Promise<ExperimentResult> {
   const layout = experimentLayout(ctx.runDir);
   const images = { val: readSide(img.val), test: readSide(img.test) };
   const arms: ArmResult[] = [];
@@ -49,14 +51,24 @@ export async function finalize(ctx: JobContext<ExperimentConfig>, c: ExperimentC
   const rankHistograms: ExperimentResult['rankHistograms'] = [];
   const warnings = new Set<string>(); // the map's (same for every arm) once; an arm's own with its name
   let pairs: Paired | null = null;
+  const grid: GridResult | null = imageArms && { imageArms: imageArms.records, cells: [], differences: [] };
+  const gridImages = new Map<ImageViewArm, { val: Side; test: Side }>([...(imageArms?.sides ?? [])].map(([arm, s]) => [arm, { val: readSide(s.val), test: readSide(s.test) }]));
 
   for (const seed of c.seeds) {
     const paired = new Map<string, { id: string; epoch: number; diverged?: string; p: Paired }>();
+    const texts = new Map<string, { val: Side; test: Side }>();
     for (const arm of c.arms) {
       const id = children[childKey(arm, seed)];
       const { epoch, diverged } = selectedEpoch(store, id, arm, seed);
       const emb = armLayout(store.dir(id)).embeddings(epoch);
-      paired.set(arm, { id, epoch, diverged, p: pairSplits(images, { val: readSide(emb.val), test: readSide(emb.test) }) });
+      texts.set(arm, { val: readSide(emb.val), test: readSide(emb.test) });
+      paired.set(arm, { id, epoch, diverged, p: pairSplits(images, texts.get(arm)!) });
+    }
+    if (grid) {
+      ctx.progress(0, 1, `2x2 cells (seed ${seed})`);
+      const g = await scoreGrid(gridImages, texts, seed, { k: c.eval.k, bootstrap: c.eval.bootstrap, seed: c.eval.seed });
+      grid.cells.push(...g.cells);
+      grid.differences.push(...g.differences);
     }
     const first = paired.values().next().value!.p;
     pairs ??= first;
@@ -115,6 +127,7 @@ export async function finalize(ctx: JobContext<ExperimentConfig>, c: ExperimentC
     ceiling: await imageCeiling(dataset, images, pairs!.text.dim, c.eval.k, c.eval.seed),
     seconds: (Date.now() - t0) / 1000,
     warnings: [...warnings],
+    ...(grid ? { grid } : {}),
   };
   for (const w of warnings) ctx.log(w, 'warn');
   writeJsonAtomic(layout.result, result);

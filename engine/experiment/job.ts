@@ -4,8 +4,8 @@
 // Cancel stops the children gracefully; resume continues each child from its own last checkpoint.
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { splitCounts, type Dataset } from '../../shared/dataset';
-import { armConfig, type ExperimentConfig } from '../../shared/experiment';
+import { splitCounts, type Dataset, type DatasetImage } from '../../shared/dataset';
+import { armConfig, type ExperimentConfig, type ImageViews } from '../../shared/experiment';
 import { describeAdapter } from '../../shared/gpu';
 import { RESUMABLE, type RunState } from '../../shared/runs';
 import { TrainConfig } from '../../shared/train';
@@ -13,7 +13,9 @@ import { isDatasetDir } from '../data';
 import { defaultCacheDir } from '../image';
 import { Cancelled, RunStore, Scheduler, type Job, type JobContext } from '../runs';
 import { finalize } from './final';
-import { embedImageSide } from './images';
+import { imageArms, type ImageArms } from './image-arms';
+import { renderableWorld, type RenderableWorld } from './world-scenes';
+import { embedImageSide, type ImageSide } from './images';
 import { childKey, experimentLayout } from './layout';
 import { protocolPhotos } from './protocol';
 
@@ -28,14 +30,9 @@ export const experimentJob: Job<ExperimentConfig> = async (ctx) => {
   const layout = experimentLayout(ctx.runDir);
   ctx.log(`data: ${opened.file} (${opened.format}; ${describeSplit(dataset)}); images ${opened.imagesDir}; fit pairs ${fit.length}, test pairs ${test.length}`);
 
-  ctx.progress(0, 1, 'embedding photos');
-  // A dataset folder keeps its cache beside it; real data may sit on a read-only share, so its cache is the user's.
-  const cacheDir = isDatasetDir(c.data) ? join(c.data, '.embeddings') : defaultCacheDir();
-  const side = await embedImageSide({ fit, test, imagesDir: opened.imagesDir }, c.image, layout.image, cacheDir, {
-    signal: ctx.signal,
-    onProgress: (done, total) => ctx.progress(done, total, 'embedding photos'),
-    log: (m) => ctx.log(m),
-  });
+  const photos = { fit, test, imagesDir: opened.imagesDir };
+  const grid = c.imageViews ? await trainImageArms(ctx, { ...c, imageViews: c.imageViews }, renderableWorld(dataset, opened.file, opened.format), photos) : null;
+  const side = grid ? grid.sides.get(c.imageViews!.arms[0])! : await frozenImageSide(ctx, photos);
   const how = side.encoder.spec ? `, tensor ${side.encoder.spec.embedding.tensor}, pool ${side.encoder.spec.embedding.pool}` : '';
   const where = side.encoder.spec ? ` on ${side.encoder.device ?? 'cpu'}${side.encoder.adapter ? ` (${describeAdapter(side.encoder.adapter)})` : ''}` : '';
   ctx.log(`image side: ${side.encoder.model} (${side.encoder.preset}${how}, ${side.encoder.dim}-d, sha256 ${side.encoder.sha256.slice(0, 12)})${where}`);
@@ -65,10 +62,37 @@ export const experimentJob: Job<ExperimentConfig> = async (ctx) => {
   }
 
   ctx.progress(0, 1, 'comparing arms');
-  const result = await finalize(ctx, c, dataset, side, store, children, t0);
+  const result = await finalize(ctx, c, dataset, side, store, children, t0, grid);
   ctx.progress(1, 1, 'done');
   return { status: 'done', result };
 };
+
+// The image side of the classic experiment: the photos through the frozen image encoder of the config.
+async function frozenImageSide(ctx: JobContext<ExperimentConfig>, photos: { fit: DatasetImage[]; test: DatasetImage[]; imagesDir: string }): Promise<ImageSide> {
+  const c = ctx.config;
+  ctx.progress(0, 1, 'embedding photos');
+  // A dataset folder keeps its cache beside it; real data may sit on a read-only share, so its cache is the user's.
+  const cacheDir = isDatasetDir(c.data) ? join(c.data, '.embeddings') : defaultCacheDir();
+  return embedImageSide(photos, c.image, experimentLayout(ctx.runDir).image, cacheDir, {
+    signal: ctx.signal,
+    onProgress: (done, total) => ctx.progress(done, total, 'embedding photos'),
+    log: (m) => ctx.log(m),
+  });
+}
+
+// The 2x2's image side: each image arm trained in this process (before the text arms, which score their epochs
+// through the first image arm), its training curve streamed as scope 'image'.
+function trainImageArms(ctx: JobContext<ExperimentConfig>, c: ExperimentConfig & { imageViews: ImageViews }, world: RenderableWorld, photos: { fit: DatasetImage[]; test: DatasetImage[]; imagesDir: string }): Promise<ImageArms> {
+  return imageArms(c, world, photos, experimentLayout(ctx.runDir), {
+    signal: ctx.signal,
+    log: (m) => ctx.log(m),
+    progress: (done, total, message) => ctx.progress(done, total, message),
+    metric: (arm, s) => {
+      if (s.step % 5 === 0 || s.step + 1 === c.imageViews.steps) ctx.metric('image', s.step, { loss: s.loss, inv: s.inv, sigreg: s.sigreg, lr: s.lr }, { arm: `image ${arm}`, seed: c.imageViews.seed });
+    },
+    cancelled: () => new Cancelled('experiment cancelled'),
+  });
+}
 
 function describeSplit(ds: Dataset): string {
   const n = splitCounts(ds);

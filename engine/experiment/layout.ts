@@ -3,6 +3,9 @@
 //   arms/<train run>/                                                     one child train run per (arm, seed)
 //   final/<arm>-s<seed>/{w.npy,image-mean.npy,text-mean.npy,alignment.json}   each arm's map, for the image drop
 //   artifacts/result.json                                                 the ExperimentResult
+// A 2x2 (config.imageViews) trains its image encoders first; the first image arm's side is image/ (the text arms'
+// per-epoch curves, the arms table and the image drop use it), each other arm's is image-arms/<arm>/:
+//   image-arms/<arm>/{encoder.onnx,training.json}                        the trained ViT (HF Dinov2 layout) and its record
 import { join } from 'node:path';
 import { z } from 'zod';
 import { GpuAdapter } from '../../shared/gpu';
@@ -32,6 +35,11 @@ export function experimentLayout(dir: string) {
   return {
     image: { dir: image, val: join(image, 'val.npy'), test: join(image, 'test.npy'), encoder: join(image, 'encoder.json') },
     arms: join(dir, 'arms'), // a RunStore
+    imageArm(arm: string, first: boolean) {
+      const d = join(dir, 'image-arms', arm);
+      const side = first ? image : d;
+      return { dir: d, onnx: join(d, 'encoder.onnx'), training: join(d, 'training.json'), side: { dir: side, val: join(side, 'val.npy'), test: join(side, 'test.npy'), encoder: join(side, 'encoder.json') } };
+    },
     result: join(dir, 'artifacts', 'result.json'),
     final(arm: string, seed: number) {
       const d = join(dir, 'final', childKey(arm, seed));

@@ -11,6 +11,7 @@ import { checkImageFiles, openDataset, seededSubset, type OpenedDataset } from '
 import { idsPath } from '../embeddings';
 import { InputError } from '../errors';
 import { readJson } from '../json-file';
+import { renderableWorld } from './world-scenes';
 
 // Precomputed image embeddings: their ids sidecar must name every photo the experiment needs.
 export function assertRows(file: string, ids: string[], want: DatasetImage[]): void {
@@ -42,8 +43,13 @@ function take(photos: DatasetImage[], n: number | undefined, split: Split, flag:
 }
 
 /** Opens the data, picks the fit and test photos and, unless the image side is precomputed, checks their files. */
-export function protocolPhotos(c: Pick<ExperimentConfig, 'data' | 'images' | 'splitSeed' | 'eval' | 'image'>): ProtocolPhotos {
+export function protocolPhotos(c: Pick<ExperimentConfig, 'data' | 'images' | 'splitSeed' | 'eval' | 'image' | 'imageViews'>): ProtocolPhotos {
   const opened = openExperimentData(c);
+  // The 2x2 first: on real photos its cause is the data's kind, whatever the split sizes.
+  if (c.imageViews) {
+    const w = renderableWorld(opened.dataset, opened.file, opened.format);
+    if (w.train.length < c.imageViews.batch) throw new InputError(`${c.data}: ${w.train.length} training scenes is fewer than one image-arm batch of ${c.imageViews.batch}`);
+  }
   const of = (s: Split) => opened.dataset.images.filter((im) => im.split === s);
   const fit = take(of('val'), c.eval.fitPairs, 'val', '--fit-pairs', c.splitSeed, c.data);
   const test = take(of('test'), c.eval.testPairs, 'test', '--test-pairs', c.splitSeed, c.data);

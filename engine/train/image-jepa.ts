@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { SP_GRID } from '../metrics';
 import { ProjectorConfig, TrainRng, initProjector, initVit, project, vitForward, type Params, type ViTShape } from '../models';
 import { ImageSet, ViewRecipe, imageViewBatch } from './image-views';
+import { renderViewBatch, type RenderPool } from './render-views';
 import { lejepaLoss, type JepaLoss, type JepaParts } from './lejepa';
 import { createAdamW, lrAt, optimizerStep, type Schedule } from './optimizer';
 
@@ -61,15 +62,21 @@ export function stepImages(r: ImageJepaRecipe, n: number, step: number): Int32Ar
   return order.slice(i * r.batch, (i + 1) * r.batch);
 }
 
+// Where a step's views come from: crops and colour changes of one image each (r.views; the shipped world encoder's
+// and the 2x2 experiment's "bad" image arm), or renders of the same scene state ({ pool, noise }: the "good" arm).
+export type ViewSource = ImageSet | { pool: RenderPool; noise: number };
+const sourceSize = (s: ViewSource) => ('pool' in s ? s.pool.n : s.n);
+
 // r.steps AdamW steps from initImageJepa(r); returns the trained parameters (ViT + projector).
-export async function trainImageJepa(r: ImageJepaRecipe, images: ImageSet, hooks: ImageJepaHooks = {}): Promise<Params> {
+export async function trainImageJepa(r: ImageJepaRecipe, images: ViewSource, hooks: ImageJepaHooks = {}): Promise<Params> {
   const params = initImageJepa(r);
   const opt = createAdamW(params, r.weightDecay);
   const sched: Schedule = { lr: r.lr, warmupSteps: r.warmupSteps, warmupStart: 0.01, minLr: r.minLr, totalSteps: r.steps };
   for (let step = 0; step < r.steps; step++) {
     const t0 = performance.now();
-    const ids = stepImages(r, images.n, step);
-    const pixels = imageViewBatch(images, ids, r.V, r.views, TrainRng.seeded(r.seed, 'image-views', step));
+    const ids = stepImages(r, sourceSize(images), step);
+    const rng = TrainRng.seeded(r.seed, 'image-views', step);
+    const pixels = 'pool' in images ? renderViewBatch(images.pool, ids, r.V, images.noise, rng) : imageViewBatch(images, ids, r.V, r.views, rng);
     const lr = lrAt(sched, step);
     const { values, gradNorm, finite } = await optimizerStep(opt, params, () => imageJepaLoss(r, params, pixels, r.batch, step), r.clip, lr);
     if (!finite) throw new Error(`image JEPA diverged at step ${step}: loss ${values.loss}, gradient norm ${gradNorm}`);

@@ -94,6 +94,35 @@ describe('useExperimentForm', () => {
   });
 });
 
+describe('the 2x2 option (useExperimentForm imageViews)', () => {
+  const world: DatasetInfo = { path: '/w/world', name: 'world', source: 'world', exists: true, counts: { train: 5, val: 2, test: 2 }, params: {} };
+  const photos: DatasetInfo = { path: '/d/flickr8k', name: 'flickr8k', source: 'flickr8k', exists: true, counts: { train: 5, val: 2, test: 2 }, params: {} };
+
+  it('adds the image arms to the config, asks to drop NTP, and trains its own encoders whatever the ONNX choice', async () => {
+    const f = useExperimentForm(ref([world]));
+    f.pickListed();
+    expect(f.config.value).not.toHaveProperty('imageViews');
+    Object.assign(f.form, { imageViews: true, imageSteps: 120, imageRenders: 6, modelKind: 'onnx', model: '/m/other.onnx' });
+    await nextTick();
+    expect(f.issueFor('arms')).toMatch(/^arms: the 2x2 experiment \(image views\) compares JEPA text arms only/);
+    expect(f.ready.value).toBe(false);
+    f.form.arms = ['good', 'bad'];
+    await nextTick();
+    expect(f.issues.value).toEqual([]);
+    const parsed = ExperimentConfig.parse(f.config.value);
+    expect(parsed.image.model).toBe('world');
+    expect(parsed.imageViews).toMatchObject({ arms: ['good', 'bad'], steps: 120, renders: 6 });
+  });
+
+  it('blocks real photos, saying why', () => {
+    const f = useExperimentForm(ref([photos]));
+    f.pickListed();
+    expect(f.dataIssue.value).toBe('');
+    f.form.imageViews = true;
+    expect(f.dataIssue.value).toBe('the 2x2 (image views) renders the scenes again: it needs a procedural world, not flickr8k photos');
+  });
+});
+
 describe('where the arms run (useExperimentForm executor)', () => {
   const world: DatasetInfo = { path: '/w/world', name: 'world', source: 'world', exists: true, counts: { train: 5, val: 2, test: 2 }, params: {} };
 

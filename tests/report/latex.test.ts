@@ -26,6 +26,11 @@ const result: ExperimentResult = {
   pairs: { fit: 1014, test: 1000, freeParameters: 220992 },
   ceiling: { r1: 0.123, mknn: 0.2, concepts: 40, dim: 64 },
   seconds: 300,
+  grid: {
+    imageArms: [{ arm: 'good', renders: 4, steps: 300, batch: 32, views: 4, seconds: 400, loss: { first: 9, last: 2 }, sha256: 'cd'.repeat(32), dim: 64, backend: 'wasm' }],
+    cells: [{ image: 'good', text: 'bad', seed: 0, r1: iv(0.02), r5: iv(0.05), mknn: null }],
+    differences: [{ seed: 0, metric: 'r1', varies: 'both', a: { image: 'good', text: 'good' }, b: { image: 'bad', text: 'bad' }, estimate: 0.01, lo: 0, hi: 0.02 }],
+  },
 };
 const unicode: TableSpec = {
   id: 'unicode', title: 'Image→text R@1 with λ_eff = λ·N·world_size, β₁ = ρ ≤ α_k (… – —)',

@@ -68,18 +68,38 @@ const css = ([r, g, b]: RGB, k: number) =>
 // One canvas per image size, reused: creating a canvas costs more than drawing on it.
 const canvases = new Map<number, Canvas>();
 
-/** Scene `index` of the world with this seed as a `size` x `size` PNG. */
-export function renderScene(scene: Scene, size: number, seed: number, index: number): Buffer {
-  const rng = new WorldRng(seed, 5, index);
+/** Scene `index` of the world with this seed as a `size` x `size` PNG (the dataset's image: its view 0). */
+export const renderScene = (scene: Scene, size: number, seed: number, index: number): Buffer => renderSceneView(scene, size, seed, index, 0);
+
+// The world's video: view v of a scene is another rendering of the same state (same objects, cells, sizes,
+// colours, background) with its own nuisance draws (position within the cell, radius, rotation, brightness, pixel
+// noise) and, for v > 0, its own drawing order. View 0 keeps the dataset's stream (seed, 5, index) and the
+// canonical order, so it is the dataset's PNG to the byte; view v > 0 draws from the stream (seed, 5, index, v).
+const viewRng = (seed: number, index: number, view: number) => (view === 0 ? new WorldRng(seed, 5, index) : new WorldRng(seed, 5, index, view));
+
+/** View `view` of scene `index` as a `size` x `size` PNG. */
+export function renderSceneView(scene: Scene, size: number, seed: number, index: number, view: number): Buffer {
+  draw(scene, size, viewRng(seed, index, view), view > 0);
+  return canvases.get(size)!.encodeSync('png');
+}
+
+/** View `view` of scene `index` as RGBA bytes, [size, size, 4] row-major: the PNG's pixels without the encoding. */
+export function renderScenePixels(scene: Scene, size: number, seed: number, index: number, view: number): Uint8ClampedArray {
+  return draw(scene, size, viewRng(seed, index, view), view > 0);
+}
+
+// Draws the scene on the size's canvas and returns its pixels (RGBA, after the pixel noise).
+function draw(scene: Scene, size: number, rng: WorldRng, shuffle: boolean): Uint8ClampedArray {
   let canvas = canvases.get(size);
   if (!canvas) canvases.set(size, (canvas = createCanvas(size, size)));
   const ctx = canvas.getContext('2d');
   const cell = size / 3;
+  const objects = shuffle ? rng.shuffled(scene.objects) : scene.objects;
   const light = 1 + rng.between(-IMAGE_NUISANCE.brightness, IMAGE_NUISANCE.brightness);
   ctx.setTransform(1, 0, 0, 1, 0, 0);
   ctx.fillStyle = css(BACKGROUND_RGB[scene.background], light);
   ctx.fillRect(0, 0, size, size);
-  for (const o of scene.objects) {
+  for (const o of objects) {
     const [row, col] = [Math.floor(o.cell / 3), o.cell % 3];
     const x = (col + 0.5 + rng.between(-IMAGE_NUISANCE.shift, IMAGE_NUISANCE.shift)) * cell;
     const y = (row + 0.5 + rng.between(-IMAGE_NUISANCE.shift, IMAGE_NUISANCE.shift)) * cell;
@@ -103,5 +123,5 @@ export function renderScene(scene: Scene, size: number, seed: number, index: num
     d[i + 2] += IMAGE_NUISANCE.noise * rng.normal();
   }
   ctx.putImageData(img, 0, 0);
-  return canvas.encodeSync('png');
+  return d;
 }

@@ -32,6 +32,9 @@ export const defaultForm = () => ({
   seeds: '0',
   k: 10,
   bootstrap: 2000,
+  imageViews: false, // the 2x2: image arms (good/bad image views) trained inside the experiment, procedural worlds only
+  imageSteps: 300, // AdamW steps per image arm
+  imageRenders: 4, // renders per training scene the good image arm draws its views from
   executor: '' as '' | 'local' | 'slurm', // '': the settings' executor
   partition: '', // Slurm overrides of the settings' slurm block; '' or 0: the settings' value
   time: '',
@@ -44,6 +47,7 @@ const FIELD_NAMES: Record<string, string> = {
   data: 'dataset', 'image.model': 'model path', arms: 'arms', 'train.epochs': 'epochs', 'train.batch': 'batch', 'train.lamb': 'λ', 'train.lambEff': 'λ_eff',
   'eval.k': 'mutual k-NN k', 'eval.bootstrap': 'bootstrap resamples', 'eval.fitPairs': 'fit pairs', 'eval.testPairs': 'test pairs', name: 'name',
   'image.output': 'embedding tensor', 'image.pool': 'pooling', images: 'image folder',
+  'imageViews.steps': 'image-arm steps', 'imageViews.renders': 'renders per scene', image: 'image encoder',
   'executor.partition': 'partition', 'executor.time': 'time limit', 'executor.gpus': 'GPUs per job',
 };
 
@@ -71,7 +75,7 @@ export function useExperimentForm(datasets: Ref<DatasetInfo[]>) {
     data: form.data,
     ...(form.images.trim() ? { images: form.images.trim() } : {}),
     image: {
-      ...(form.modelKind === 'world'
+      ...(form.modelKind === 'world' || form.imageViews
         ? { model: 'world' }
         : {
             model: form.model,
@@ -89,6 +93,7 @@ export function useExperimentForm(datasets: Ref<DatasetInfo[]>) {
       ...(form.fitPairs !== '' ? { fitPairs: form.fitPairs } : {}), ...(form.testPairs !== '' ? { testPairs: form.testPairs } : {}),
     },
     ...(form.executor ? { executor: executorOf(form) } : {}),
+    ...(form.imageViews ? { imageViews: { arms: ['good', 'bad'], steps: form.imageSteps, renders: form.imageRenders } } : {}),
   }));
   const check = computed(() => ExperimentConfig.safeParse(config.value));
   const issues = computed(() => [
@@ -98,7 +103,11 @@ export function useExperimentForm(datasets: Ref<DatasetInfo[]>) {
   // The issue to show beside one field (by its config path), '' when it is fine.
   const issueFor = (path: string) => issues.value.filter((i) => i.path === path || i.path.startsWith(`${path}.`)).map((i) => i.message).join('; ');
   const selectedInfo = computed(() => datasets.value.find((d) => d.path === form.data));
-  const dataIssue = computed(() => (!form.data ? 'choose a dataset' : selectedInfo.value && !selectedInfo.value.exists ? 'this dataset is not generated yet' : ''));
+  const dataIssue = computed(() =>
+    !form.data ? 'choose a dataset'
+    : selectedInfo.value && !selectedInfo.value.exists ? 'this dataset is not generated yet'
+    : form.imageViews && selectedInfo.value && selectedInfo.value.source !== 'world' ? 'the 2x2 (image views) renders the scenes again: it needs a procedural world, not ' + selectedInfo.value.source + ' photos'
+    : '');
   // A dataset chosen when none is: the first generated one in the list.
   const pickListed = () => {
     // Only an empty choice: a path the user typed or browsed to (not a lab dataset) must survive the list loading.

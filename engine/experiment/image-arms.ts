@@ -1,0 +1,126 @@
+// The 2x2's image arms: a small ViT per arm trained from scratch as an image JEPA on the training scenes' images
+// (never a caption), with good views (other renders of the same world state) or bad views (crops and colour changes
+// of the dataset's render), then exported in the HF Dinov2 ONNX layout and used to embed the fit and test photos
+// through the same image path as any frozen encoder. Each arm's ONNX and record are written atomically, so a
+// resumed experiment skips the arms already trained (and embedded).
+import { existsSync, readFileSync } from 'node:fs';
+import * as tf from '@tensorflow/tfjs';
+import { z } from 'zod';
+import type { DatasetImage } from '../../shared/dataset';
+import { ImageEncoderChoice, type ExperimentConfig, type ImageArmRecord, type ImageViewArm, type ImageViews } from '../../shared/experiment';
+import { writeFileAtomic, writeJsonAtomic } from '../atomic';
+import { renderScenePixels } from '../data';
+import { WORLD_ENCODER_RECIPE, sha256 } from '../image';
+import { readJson } from '../json-file';
+import { exportVitOnnx, type ViTShape } from '../models';
+import { ImageJepaRecipe, initBackend, trainImageJepa, type ImageSet, type ImageStep, type RenderPool } from '../train';
+import { embedImageSide, type ImageSide } from './images';
+import type { ExperimentLayout } from './layout';
+import { PATCH, type RenderableWorld } from './world-scenes';
+
+/** The image JEPA of both arms: the shipped world encoder's recipe at the config's size, steps and seed. */
+function imageArmRecipe(v: ImageViews, imageSize: number): ImageJepaRecipe {
+  const base = WORLD_ENCODER_RECIPE.jepa;
+  const h = v.hidden;
+  return ImageJepaRecipe.parse({
+    ...base,
+    vit: { imageSize, patchSize: PATCH, hidden: h, depth: v.depth, heads: h / 16, mlp: 4 * h },
+    projector: { ...base.projector, dims: [4 * h, h] },
+    batch: v.batch,
+    steps: v.steps,
+    warmupSteps: Math.min(base.warmupSteps, Math.floor(v.steps / 10)),
+    lamb: (base.lamb * base.V * base.batch) / (base.V * v.batch), // λ·N constant (see WORLD_ENCODER_RECIPE)
+    seed: v.seed,
+  });
+}
+
+// K renders of every training scene as bytes (RenderPool): render k is view k of the scene (view 0: the dataset's
+// PNG). The bad arm reads render 0 only.
+function renderPool(world: RenderableWorld, K: number): RenderPool {
+  const S = world.imageSize, plane = S * S, per = 3 * plane;
+  const data = new Uint8Array(world.train.length * K * per);
+  world.train.forEach(({ index, state }, i) => {
+    for (let k = 0; k < K; k++) {
+      const rgba = renderScenePixels(state, S, world.seed, index, k); // [S, S, 4]
+      const o = (i * K + k) * per;
+      for (let q = 0; q < plane; q++) for (let c = 0; c < 3; c++) data[o + c * plane + q] = rgba[4 * q + c];
+    }
+  });
+  return { n: world.train.length, renders: K, side: S, data };
+}
+
+// Render 0 of each scene in [0, 1] (the crop views' input).
+function firstRenders(pool: RenderPool): ImageSet {
+  const per = 3 * pool.side * pool.side;
+  const data = new Float32Array(pool.n * per);
+  for (let i = 0; i < pool.n; i++) for (let q = 0; q < per; q++) data[i * per + q] = pool.data[i * pool.renders * per + q] / 255;
+  return { n: pool.n, side: pool.side, data };
+}
+
+const ImageArmRecordSchema = z.object({
+  arm: z.enum(['good', 'bad']), renders: z.number(), steps: z.number(), batch: z.number(), views: z.number(), seconds: z.number(),
+  loss: z.object({ first: z.number(), last: z.number() }), sha256: z.string(), dim: z.number(), backend: z.string(),
+});
+
+export type ImageArms = { sides: Map<ImageViewArm, ImageSide>; records: ImageArmRecord[] };
+type Hooks = {
+  signal: AbortSignal;
+  log(message: string): void;
+  progress(done: number, total: number, message: string): void;
+  metric(arm: ImageViewArm, s: ImageStep): void;
+  cancelled(): Error; // what to throw when the signal fires
+};
+
+/** Trains (or finds, on resume) each image arm, then embeds the fit and test photos with it. */
+export async function imageArms(
+  c: ExperimentConfig & { imageViews: ImageViews }, world: RenderableWorld,
+  photos: { fit: DatasetImage[]; test: DatasetImage[]; imagesDir: string }, layout: ExperimentLayout, hooks: Hooks,
+): Promise<ImageArms> {
+  const v = c.imageViews;
+  const recipe = imageArmRecipe(v, world.imageSize);
+  let pool: RenderPool | null = null;
+  const sides = new Map<ImageViewArm, ImageSide>();
+  const records: ImageArmRecord[] = [];
+  for (const [n, arm] of v.arms.entries()) {
+    const out = layout.imageArm(arm, n === 0);
+    if (!existsSync(out.onnx) || !existsSync(out.training)) {
+      const backend = await initBackend(c.train.backend);
+      if (!pool) {
+        const t0 = performance.now();
+        pool = renderPool(world, v.renders);
+        hooks.log(`image arms: ${v.renders} renders of each of ${pool.n} training scenes in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+      }
+      hooks.log(`image arm ${arm}: ${recipe.steps} steps of ${recipe.batch} scenes x ${recipe.V} ${arm === 'good' ? 'renders' : 'crops'} on ${backend.name}`);
+      const t0 = performance.now();
+      let first: ImageStep | null = null, last: ImageStep | null = null;
+      const params = await trainImageJepa(recipe, arm === 'good' ? { pool, noise: recipe.views.noise } : firstRenders(pool), {
+        onStep: (s) => {
+          if (hooks.signal.aborted) throw hooks.cancelled();
+          first ??= s;
+          last = s;
+          hooks.metric(arm, s);
+          hooks.progress(s.step + 1, recipe.steps, `training image arm ${arm}`);
+        },
+      });
+      const bytes = await exportVitOnnx(recipe.vit as ViTShape, params);
+      tf.dispose([...params.values()]);
+      const f = first as ImageStep | null, l = last as ImageStep | null;
+      if (!f || !l) throw new Error(`image arm ${arm}: no training steps ran`);
+      writeFileAtomic(out.onnx, bytes);
+      const record: ImageArmRecord = {
+        arm, renders: arm === 'good' ? v.renders : 1, steps: recipe.steps, batch: recipe.batch, views: recipe.V,
+        seconds: (performance.now() - t0) / 1000, loss: { first: f.loss, last: l.loss }, sha256: sha256(bytes), dim: recipe.vit.hidden,
+        backend: backend.name,
+      };
+      writeJsonAtomic(out.training, record);
+      hooks.log(`image arm ${arm}: loss ${f.loss.toFixed(3)} -> ${l.loss.toFixed(3)} in ${record.seconds.toFixed(0)} s`);
+    }
+    const record = readJson(out.training, ImageArmRecordSchema, 'an image arm record');
+    if (record.sha256 !== sha256(readFileSync(out.onnx))) throw new Error(`${out.onnx}: does not match its record ${out.training} (sha256)`);
+    records.push(record);
+    // The training pixels are the PNGs as they are: no resize before the crop.
+    const choice = ImageEncoderChoice.parse({ model: out.onnx, preset: 'dinov2', size: world.imageSize, resize: world.imageSize, device: 'cpu' });
+    sides.set(arm, await embedImageSide(photos, choice, out.side, null, { signal: hooks.signal, log: hooks.log, onProgress: (d, t) => hooks.progress(d, t, `embedding photos (image arm ${arm})`) }));
+  }
+  return { sides, records };
+}

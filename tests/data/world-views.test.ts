@@ -1,0 +1,61 @@
+// The world's video: further renders of one scene state (good image views). View 0 stays the dataset's image to
+// the byte; other views are deterministic per (seed, index, view), differ in pixels, and stay the same scene.
+import { createHash } from 'node:crypto';
+import { createCanvas, loadImage } from '@napi-rs/canvas';
+import { describe, expect, it } from 'vitest';
+import { drawScenes, renderScene, renderScenePixels, renderSceneView } from '../../engine/data';
+
+const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+const scenes = drawScenes(7, 24);
+
+// Mean |a − b| over the RGB bytes of two RGBA images.
+function meanAbs(a: Uint8ClampedArray, b: Uint8ClampedArray): number {
+  let s = 0, n = 0;
+  for (let i = 0; i < a.length; i += 4) for (let c = 0; c < 3; c++, n++) s += Math.abs(a[i + c] - b[i + c]);
+  return s / n;
+}
+
+describe('world scene views', () => {
+  it('view 0 is the dataset image: the PNG bytes renderScene gave before views existed', () => {
+    // sha256 of renderScene(drawScenes(7, 6)[i], 64, 7, i), recorded from the render before this change.
+    const before = [
+      'c87cd521e6efa623edde6e17f99482613941aac406dae008f187ce081e1b3298',
+      '63a9f9fae7daf4e2d87afa9b4568f5f09aa3d63ee5286501112c159492dabb03',
+      'e4925db84905160b48d6d1275de0690fdf31c0e9ab30e1e491dfc48e0e2b2b85',
+      '4ae07a33802fd4e1179ed78aac28e2ba98f924ee52862d9daeb06aca20741ec4',
+      'a9fe116d98536dc7af85bd2854e8635439e96b8a3a24d826bf8810c8605ed470',
+      '1184c33f58c1f054cfd26a98a8c11786c723e78f6883890057cdd55c4e5087f6',
+    ];
+    expect(before.map((_, i) => sha(renderScene(scenes[i], 64, 7, i)))).toEqual(before);
+    expect(before.map((_, i) => sha(renderSceneView(scenes[i], 64, 7, i, 0)))).toEqual(before);
+  });
+
+  it('the pixels are the PNG decoded, for view 0 and other views', async () => {
+    for (const view of [0, 3]) {
+      const png = renderSceneView(scenes[2], 48, 7, 2, view);
+      const ctx = createCanvas(48, 48).getContext('2d');
+      ctx.drawImage(await loadImage(png), 0, 0);
+      expect(Buffer.from(renderScenePixels(scenes[2], 48, 7, 2, view)).equals(Buffer.from(ctx.getImageData(0, 0, 48, 48).data))).toBe(true);
+    }
+  });
+
+  it('is deterministic per (seed, index, view); views differ in pixels; another seed or index is another render', () => {
+    const px = (i: number, view: number, seed = 7) => Buffer.from(renderScenePixels(scenes[i], 64, seed, i, view));
+    expect(px(4, 2).equals(px(4, 2))).toBe(true);
+    expect(sha(renderSceneView(scenes[4], 64, 7, 4, 2))).toBe(sha(renderSceneView(scenes[4], 64, 7, 4, 2)));
+    const views = [0, 1, 2, 3].map((v) => px(4, v));
+    for (let a = 0; a < 4; a++) for (let b = a + 1; b < 4; b++) expect(views[a].equals(views[b])).toBe(false);
+    expect(px(4, 1, 8).equals(px(4, 1))).toBe(false);
+  });
+
+  it('views of one scene are closer to each other than to views of other scenes (same state, other nuisance)', () => {
+    let same = 0, other = 0;
+    for (let i = 0; i < 12; i++) {
+      const a = renderScenePixels(scenes[i], 64, 7, i, 1).slice();
+      same += meanAbs(a, renderScenePixels(scenes[i], 64, 7, i, 2));
+      other += meanAbs(a, renderScenePixels(scenes[i + 12], 64, 7, i + 12, 2));
+    }
+    expect(same).toBeGreaterThan(0);
+    expect(same / 12).toBeLessThan((0.5 * other) / 12);
+  });
+});

@@ -1,0 +1,65 @@
+// Good image views (renders of the same scene state): without noise every view is one of the image's renders,
+// normalised; the V views of an image are V different renders; the noise follows its bound; same stream, same batch.
+import { describe, expect, it } from 'vitest';
+import { TrainRng } from '../../engine/models';
+import { IMAGENET_MEAN, IMAGENET_STD, renderViewBatch, type RenderPool } from '../../engine/train';
+
+const S = 8, K = 5, n = 3, per = 3 * S * S;
+const rng0 = TrainRng.seeded(3, 'pool');
+const pool: RenderPool = { n, renders: K, side: S, data: Uint8Array.from({ length: n * K * per }, () => rng0.int(0, 255)) };
+
+// Which render of image i the normalised view equals (to float precision), or -1.
+function whichRender(view: Float32Array, i: number): number {
+  for (let k = 0; k < K; k++) {
+    const src = (i * K + k) * per;
+    let same = true;
+    for (let c = 0; c < 3 && same; c++)
+      for (let q = 0; q < S * S; q++)
+        if (Math.abs(view[c * S * S + q] - (pool.data[src + c * S * S + q] / 255 - IMAGENET_MEAN[c]) / IMAGENET_STD[c]) > 1e-5) {
+          same = false;
+          break;
+        }
+    if (same) return k;
+  }
+  return -1;
+}
+
+describe('render views', () => {
+  it('without noise: each view is a render of its own image, and the V views of an image are distinct renders', () => {
+    const ids = [2, 0, 1], V = 4, B = ids.length;
+    const out = renderViewBatch(pool, ids, V, 0, TrainRng.seeded(1, 'v'));
+    expect(out.length).toBe(V * B * per);
+    for (let b = 0; b < B; b++) {
+      const ks = [...Array(V).keys()].map((v) => whichRender(out.subarray((v * B + b) * per, (v * B + b + 1) * per), ids[b]));
+      expect(ks.every((k) => k >= 0)).toBe(true);
+      expect(new Set(ks).size).toBe(V);
+    }
+  });
+
+  it('a pool smaller than V cycles through all its renders', () => {
+    const small: RenderPool = { ...pool, renders: 2, data: pool.data.slice(0, n * 2 * per) };
+    const out = renderViewBatch(small, [1], 4, 0, TrainRng.seeded(2, 'v'));
+    const ks = [0, 1, 2, 3].map((v) => {
+      const view = out.subarray(v * per, (v + 1) * per);
+      return [0, 1].find((k) => Math.abs(view[0] - (small.data[(1 * 2 + k) * per] / 255 - IMAGENET_MEAN[0]) / IMAGENET_STD[0]) < 1e-5 && Math.abs(view[per - 1] - (small.data[(1 * 2 + k) * per + per - 1] / 255 - IMAGENET_MEAN[2]) / IMAGENET_STD[2]) < 1e-5);
+    });
+    expect(ks.filter((k) => k === 0)).toHaveLength(2);
+    expect(ks.filter((k) => k === 1)).toHaveLength(2);
+  });
+
+  it('noise stays within its bound (std ≤ noise, in [0, 1] pixel units) and is deterministic per stream', () => {
+    const a = renderViewBatch(pool, [0, 1], 3, 0.05, TrainRng.seeded(4, 'v'));
+    const b = renderViewBatch(pool, [0, 1], 3, 0.05, TrainRng.seeded(4, 'v'));
+    expect(Buffer.from(a.buffer).equals(Buffer.from(b.buffer))).toBe(true);
+    const clean = renderViewBatch(pool, [0, 1], 3, 0, TrainRng.seeded(4, 'v'));
+    // Same stream: the same renders are picked; the residual in pixel units is the noise (clamped to [0, 1]).
+    let ss = 0;
+    for (let i = 0; i < a.length; i++) {
+      const c = Math.floor((i % per) / (S * S));
+      ss += ((a[i] - clean[i]) * IMAGENET_STD[c]) ** 2;
+    }
+    const sd = Math.sqrt(ss / a.length);
+    expect(sd).toBeGreaterThan(0.005);
+    expect(sd).toBeLessThan(0.05);
+  });
+});
