@@ -7,15 +7,17 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { writeFileAtomic, writeJsonAtomic } from '../atomic';
 import { InputError } from '../errors';
+import { readJson } from '../json-file';
 import { splitCeiling } from '../experiment';
 import { PRESETS } from '../models';
-import { WORLD_ENCODER_RECIPE, type CeilingOf, type WorldEncoderManifest, buildWorldEncoder, probeWorldEncoder, readWorldEncoderManifest, sha256 } from '../image';
+import { WORLD_ENCODER_RECIPE, WorldEncoderRecipe, type CeilingOf, type WorldEncoderManifest, buildWorldEncoder, probeWorldEncoder, readWorldEncoderManifest, sha256 } from '../image';
 import { parseFlags, printTable } from './output';
 
 const Flags = z.object({
   out: z.string().regex(/\.onnx$/, 'expected a path ending in .onnx'),
   check: z.boolean().optional(),
   probeOnly: z.boolean().optional(),
+  recipe: z.string().optional(),
   probe: z.boolean(), // commander's --no-probe
   probeWorld: z.string().optional(),
   json: z.boolean().optional(),
@@ -31,7 +33,8 @@ export function registerWorldEncoder(program: Command): void {
     .command('build-encoder')
     .description('train the world image encoder (image JEPA, no captions) and export it in the DINOv2 ONNX layout')
     .option('--out <file.onnx>', 'model to write; the manifest goes next to it as .json', 'resources/world-encoder.onnx')
-    .option('--check', 'rebuild without writing and compare the sha256 with the manifest next to --out')
+    .option('--recipe <file.json>', 'build this recipe (the "recipe" object of a manifest) instead of the shipped one')
+    .option('--check', 'rebuild the recipe of the manifest next to --out without writing, and compare the sha256')
     .option('--no-probe', 'skip the attribute probes on a held-out world')
     .option('--probe-only', 'no training: probe the model at --out (probes + ceiling) and rewrite the probe section of its manifest')
     .option('--probe-world <dir>', 'held-out world folder for the probes and the ceiling (default: the experiments\' default world, seed 0, 5000/1014/1000, generated)')
@@ -49,10 +52,12 @@ export function registerWorldEncoder(program: Command): void {
         return report({ ...manifest, probe }, o.json);
       }
       const shipped = o.check ? readWorldEncoderManifest(manifestPath(o.out)) : null;
-      const steps = WORLD_ENCODER_RECIPE.jepa.steps;
+      if (shipped && o.recipe) throw new InputError('--check rebuilds the recipe in the manifest: leave out --recipe');
+      const recipe = shipped?.recipe ?? (o.recipe ? readJson(o.recipe, WorldEncoderRecipe, 'a world-encoder recipe') : WORLD_ENCODER_RECIPE);
+      const steps = recipe.jepa.steps;
       const bar = !o.json && process.stderr.isTTY ? new SingleBar({ format: 'world encoder [{bar}] {value}/{total} steps  loss {loss}', hideCursor: true }, Presets.shades_classic) : null;
       bar?.start(steps, 0, { loss: '-' });
-      const built = await buildWorldEncoder(WORLD_ENCODER_RECIPE, {
+      const built = await buildWorldEncoder(recipe, {
         onStep: (s) => bar?.update(s.step + 1, { loss: s.loss.toFixed(4) }),
         log,
       });
@@ -67,7 +72,7 @@ export function registerWorldEncoder(program: Command): void {
       }
       mkdirSync(dirname(o.out), { recursive: true });
       writeFileAtomic(o.out, built.bytes);
-      const probe = o.probe ? await probeWorldEncoder(o.out, WORLD_ENCODER_RECIPE, o.probeWorld, log, ceiling) : null;
+      const probe = o.probe ? await probeWorldEncoder(o.out, recipe, o.probeWorld, log, ceiling) : null;
       const manifest: WorldEncoderManifest = { file: basename(o.out), ...built.manifest, probe };
       writeJsonAtomic(manifestPath(o.out), manifest);
       report(manifest, o.json);

@@ -9,11 +9,10 @@ import { z } from 'zod';
 import type { DatasetImage } from '../../shared/dataset';
 import { ImageEncoderChoice, type ExperimentConfig, type ImageArmRecord, type ImageViewArm, type ImageViews } from '../../shared/experiment';
 import { writeFileAtomic, writeJsonAtomic } from '../atomic';
-import { renderScenePixels } from '../data';
 import { WORLD_ENCODER_RECIPE, sha256 } from '../image';
 import { readJson } from '../json-file';
 import { exportVitOnnx, type ViTShape } from '../models';
-import { ImageJepaRecipe, initBackend, trainImageJepa, type ImageSet, type ImageStep, type RenderPool } from '../train';
+import { ImageJepaRecipe, firstRenders, initBackend, renderPool, trainImageJepa, type ImageStep, type RenderPool } from '../train';
 import { embedImageSide, type ImageSide } from './images';
 import type { ExperimentLayout } from './layout';
 import { PATCH, type RenderableWorld } from './world-scenes';
@@ -32,29 +31,6 @@ function imageArmRecipe(v: ImageViews, imageSize: number): ImageJepaRecipe {
     lamb: (base.lamb * base.V * base.batch) / (base.V * v.batch), // λ·N constant (see WORLD_ENCODER_RECIPE)
     seed: v.seed,
   });
-}
-
-// K renders of every training scene as bytes (RenderPool): render k is view k of the scene (view 0: the dataset's
-// PNG). The bad arm reads render 0 only.
-function renderPool(world: RenderableWorld, K: number): RenderPool {
-  const S = world.imageSize, plane = S * S, per = 3 * plane;
-  const data = new Uint8Array(world.train.length * K * per);
-  world.train.forEach(({ index, state }, i) => {
-    for (let k = 0; k < K; k++) {
-      const rgba = renderScenePixels(state, S, world.seed, index, k); // [S, S, 4]
-      const o = (i * K + k) * per;
-      for (let q = 0; q < plane; q++) for (let c = 0; c < 3; c++) data[o + c * plane + q] = rgba[4 * q + c];
-    }
-  });
-  return { n: world.train.length, renders: K, side: S, data };
-}
-
-// Render 0 of each scene in [0, 1] (the crop views' input).
-function firstRenders(pool: RenderPool): ImageSet {
-  const per = 3 * pool.side * pool.side;
-  const data = new Float32Array(pool.n * per);
-  for (let i = 0; i < pool.n; i++) for (let q = 0; q < per; q++) data[i * per + q] = pool.data[i * pool.renders * per + q] / 255;
-  return { n: pool.n, side: pool.side, data };
 }
 
 const ImageArmRecordSchema = z.object({
@@ -87,7 +63,7 @@ export async function imageArms(
       const backend = await initBackend(c.train.backend);
       if (!pool) {
         const t0 = performance.now();
-        pool = renderPool(world, v.renders);
+        pool = renderPool(world.seed, world.imageSize, world.train, v.renders);
         hooks.log(`image arms: ${v.renders} renders of each of ${pool.n} training scenes in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
       }
       hooks.log(`image arm ${arm}: ${recipe.steps} steps of ${recipe.batch} scenes x ${recipe.V} ${arm === 'good' ? 'renders' : 'crops'} on ${backend.name}`);

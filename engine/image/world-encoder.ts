@@ -15,7 +15,7 @@ import type { Embeddings } from '../embeddings';
 import { InputError } from '../errors';
 import { readJson } from '../json-file';
 import { TrainRng, exportVitOnnx, initVit, vitForward, type Params, type ViTShape } from '../models';
-import { ImageJepaRecipe, initBackend, normalised, trainImageJepa, type ImageSet, type ImageStep } from '../train';
+import { ImageJepaRecipe, firstRenders, initBackend, normalised, renderPool, trainImageJepa, type ImageSet, type ImageStep } from '../train';
 import { type ProbeResult, pixelFeatures, probeAttributes } from './attribute-probe';
 import { embedImages } from './embed';
 import { openImageEncoder, sha256 } from './encoder';
@@ -23,7 +23,13 @@ import { openImageEncoder, sha256 } from './encoder';
 export const WorldEncoderRecipe = z.object({
   // training images: scenes 0..scenes-1 of the world with this seed (only images are read; a seed other than the
   // experiments' default 0, so the encoder never saw the scenes it later embeds)
-  world: z.object({ seed: z.number().int().nonnegative(), scenes: z.number().int().positive(), imageSize: z.number().int().positive() }),
+  // renders: the JEPA's views are that many renders of each scene state (good image views, the world's video: the
+  // nuisance and drawing order re-drawn, plus pixel noise up to jepa.views.noise); absent: crops and colour changes
+  // of the one render (jepa.views; bad image views, DINOv2's kind)
+  world: z.object({
+    seed: z.number().int().nonnegative(), scenes: z.number().int().positive(), imageSize: z.number().int().positive(),
+    renders: z.number().int().min(2).max(64).optional(),
+  }),
   jepa: ImageJepaRecipe,
 });
 export type WorldEncoderRecipe = z.infer<typeof WorldEncoderRecipe>;
@@ -120,11 +126,14 @@ export async function buildWorldEncoder(recipe: WorldEncoderRecipe = WORLD_ENCOD
   const load0 = loadavg();
   const backend = await initBackend('wasm');
   const log = hooks.log ?? (() => {});
-  const images = await worldImages(recipe.world.seed, recipe.world.scenes, recipe.world.imageSize);
-  log(`${images.n} world scenes (seed ${recipe.world.seed}) rendered in ${((performance.now() - t0) / 1000).toFixed(1)} s; training ${recipe.jepa.steps} steps of ${recipe.jepa.batch} images x ${recipe.jepa.V} views on ${backend.name}`);
+  const w = recipe.world;
+  const pool = w.renders ? renderPool(w.seed, w.imageSize, drawScenes(w.seed, w.scenes).map((state, index) => ({ index, state })), w.renders) : null;
+  const images = pool ? firstRenders(pool) : await worldImages(w.seed, w.scenes, w.imageSize);
+  const views = pool ? `renders of ${w.renders}` : 'crops';
+  log(`${images.n} world scenes (seed ${w.seed}) rendered in ${((performance.now() - t0) / 1000).toFixed(1)} s; training ${recipe.jepa.steps} steps of ${recipe.jepa.batch} images x ${recipe.jepa.V} views (${views}) on ${backend.name}`);
   let first: ImageStep | null = null, last: ImageStep | null = null;
   const tTrain = performance.now();
-  const params = await trainImageJepa(recipe.jepa, images, {
+  const params = await trainImageJepa(recipe.jepa, pool ? { pool, noise: recipe.jepa.views.noise } : images, {
     onStep: (s) => {
       first ??= s;
       last = s;

@@ -1,11 +1,35 @@
 // Views for the image JEPA that are other renderings of the same world state (the paper's "good" image views: frames
 // of one clip, not crops of one frame): the V views of an image are V different renders from its pool of K, each
 // with light Gaussian pixel noise, then ImageNet mean/std as the crop views (image-views.ts) are normalised.
+import { renderScenePixels, type Scene } from '../data';
 import type { TrainRng } from '../models';
-import { IMAGENET_MEAN, IMAGENET_STD } from './image-views';
+import { IMAGENET_MEAN, IMAGENET_STD, type ImageSet } from './image-views';
 
 // K renders of each of n square RGB images as bytes: render k of image i at (i·K + k)·3S², CHW (S = side).
 export type RenderPool = { n: number; renders: number; side: number; data: Uint8Array };
+
+/** K renders of each scene (its index in the world `seed` and its state) as bytes: render k is view k of the scene
+ *  (engine/data/world: view 0 is the dataset's PNG, views k > 0 re-draw the nuisance and the drawing order). */
+export function renderPool(seed: number, side: number, scenes: readonly { index: number; state: Scene }[], K: number): RenderPool {
+  const plane = side * side, per = 3 * plane;
+  const data = new Uint8Array(scenes.length * K * per);
+  scenes.forEach(({ index, state }, i) => {
+    for (let k = 0; k < K; k++) {
+      const rgba = renderScenePixels(state, side, seed, index, k); // [S, S, 4]
+      const o = (i * K + k) * per;
+      for (let q = 0; q < plane; q++) for (let c = 0; c < 3; c++) data[o + c * plane + q] = rgba[4 * q + c];
+    }
+  });
+  return { n: scenes.length, renders: K, side, data };
+}
+
+/** Render 0 of each scene in [0, 1] (the crop views' input). */
+export function firstRenders(pool: RenderPool): ImageSet {
+  const per = 3 * pool.side * pool.side;
+  const data = new Float32Array(pool.n * per);
+  for (let i = 0; i < pool.n; i++) for (let q = 0; q < per; q++) data[i * per + q] = pool.data[i * pool.renders * per + q] / 255;
+  return { n: pool.n, side: pool.side, data };
+}
 
 // V views of each of the B images `ids`: [V·B, 3, S, S] in view-major order (row v·B + b), normalised. Each image
 // draws V distinct renders (a shuffled pool, cycled when K < V) and each view its noise std from U(0, noise)

@@ -1,6 +1,6 @@
 // `prh world build-encoder --probe-only`: probes a shipped-style encoder (ONNX + manifest) without training, adds
 // the image-side ceiling to its manifest and leaves the model's bytes alone; refuses a model its manifest does not
-// describe and contradictory flags (exit 2, no stack).
+// describe and contradictory flags (exit 2, no stack); a --recipe file is validated before anything trains.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -48,5 +48,17 @@ describe('build-encoder --probe-only', () => {
     expect(r2.status).toBe(2);
     expect(r2.stderr).toContain('sha256 differs from its manifest');
     expect(r2.stderr).not.toMatch(/\n\s+at /);
+  });
+  it('--recipe: a recipe file is checked before anything trains, and --check rebuilds only the manifest\'s recipe', () => {
+    const dir = mkdtempSync(join(home, 'recipe-'));
+    const onnx = shipped(dir);
+    const recipe = join(dir, 'recipe.json');
+    writeFileSync(recipe, JSON.stringify({ world: { seed: 1, scenes: 16, imageSize: 32, renders: 1 }, jepa: {} }));
+    const r1 = cli('world', 'build-encoder', '--out', join(dir, 'new.onnx'), '--recipe', recipe);
+    expect(r1.status).toBe(2);
+    expect(r1.stderr).toContain('world.renders');
+    const r2 = cli('world', 'build-encoder', '--out', onnx, '--check', '--recipe', recipe);
+    expect(r2.status).toBe(2);
+    expect(r2.stderr).toContain('leave out --recipe');
   });
 });

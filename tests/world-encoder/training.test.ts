@@ -1,9 +1,10 @@
-// Image-JEPA training is a pure function of (recipe, images): same seed, same bytes; the loss goes down.
+// Image-JEPA training is a pure function of (recipe, images): same seed, same bytes; the loss goes down. The world
+// encoder's build too, with crop views or with good image views (renders of one scene state).
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { exportVitOnnx, type ViTShape } from '../../engine/models';
 import { initBackend, trainImageJepa, type ImageJepaRecipe, type ImageSet, type ImageStep } from '../../engine/train';
-import { worldImages } from '../../engine/image';
+import { buildWorldEncoder, worldImages, type WorldEncoderRecipe } from '../../engine/image';
 
 let images: ImageSet;
 const recipe: ImageJepaRecipe = {
@@ -38,4 +39,20 @@ describe('image JEPA training', () => {
     // SIGReg dominates at init (all projections alike) and falls within a few steps
     expect(a.steps[a.steps.length - 1].sigreg).toBeLessThan(a.steps[0].sigreg);
   }, 60_000);
+});
+
+describe('world encoder build', () => {
+  const world: WorldEncoderRecipe = { world: { seed: 1, scenes: 16, imageSize: 32 }, jepa: { ...recipe, steps: 3 } };
+  it('is deterministic with good image views (renders of each scene state), and they are not the crop views', async () => {
+    const good = { ...world, world: { ...world.world, renders: 3 } };
+    const a = await buildWorldEncoder(good);
+    const b = await buildWorldEncoder(good);
+    expect(b.sha256).toBe(a.sha256);
+    expect(b.manifest.loss).toEqual(a.manifest.loss);
+    expect(a.manifest.recipe.world.renders).toBe(3);
+    const crops = await buildWorldEncoder(world);
+    expect(crops.sha256).not.toBe(a.sha256);
+    // the exported graph computes what tfjs trained
+    expect(a.manifest.parity.maxAbsDiffPooler).toBeLessThan(1e-4);
+  }, 120_000);
 });
