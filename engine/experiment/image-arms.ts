@@ -6,14 +6,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import * as tf from '@tensorflow/tfjs';
 import { z } from 'zod';
-import type { DatasetImage } from '../../shared/dataset';
 import { ImageEncoderChoice, type ExperimentConfig, type ImageArmRecord, type ImageViewArm, type ImageViews } from '../../shared/experiment';
 import { writeFileAtomic, writeJsonAtomic } from '../atomic';
 import { WORLD_ENCODER_RECIPE, sha256 } from '../image';
 import { readJson } from '../json-file';
 import { exportVitOnnx, type ViTShape } from '../models';
 import { ImageJepaRecipe, firstRenders, initBackend, renderPool, trainImageJepa, type ImageStep, type RenderPool } from '../train';
-import { embedImageSide, type ImageSide } from './images';
+import { embedImageSide, type ImageSide, type Photos } from './images';
 import type { ExperimentLayout } from './layout';
 import { PATCH, type RenderableWorld } from './world-scenes';
 
@@ -50,7 +49,7 @@ type Hooks = {
 /** Trains (or finds, on resume) each image arm, then embeds the fit and test photos with it. */
 export async function imageArms(
   c: ExperimentConfig & { imageViews: ImageViews }, world: RenderableWorld,
-  photos: { fit: DatasetImage[]; test: DatasetImage[]; imagesDir: string }, layout: ExperimentLayout, hooks: Hooks,
+  photos: Photos, layout: ExperimentLayout, hooks: Hooks,
 ): Promise<ImageArms> {
   const v = c.imageViews;
   const recipe = imageArmRecipe(v, world.imageSize);

@@ -15,7 +15,7 @@ import { assertRows } from './protocol';
 import { imageModelPath } from './resources';
 
 export type ImageSide = { val: string; test: string; encoder: EncoderRecord };
-type Photos = { fit: DatasetImage[]; test: DatasetImage[]; imagesDir: string };
+export type Photos = { fit: DatasetImage[]; test: DatasetImage[]; imagesDir: string };
 
 // Rows of a precomputed [photos, D] matrix for the given photos, in their order.
 function gatherRows(file: string, emb: Embeddings, ids: string[], want: DatasetImage[]): Embeddings {

@@ -1,10 +1,10 @@
-// The experiment as one run: embed the photos with the frozen image encoder, train every arm x seed as a child
-// train run in arms/ (as many at once as cores, or every one as a Slurm job; each scoring itself every epoch),
-// relay their curves, then compare once every arm is done.
+// The experiment as one run: embed the photos with the frozen image encoder (the 2x2: train the image arms here and
+// embed with each), train every arm x seed as a child train run in arms/ (as many at once as cores, or every one as
+// a Slurm job; each scoring itself every epoch), relay their curves, then compare once every arm is done.
 // Cancel stops the children gracefully; resume continues each child from its own last checkpoint.
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { splitCounts, type Dataset, type DatasetImage } from '../../shared/dataset';
+import { splitCounts, type Dataset } from '../../shared/dataset';
 import { armConfig, type ExperimentConfig, type ImageViews } from '../../shared/experiment';
 import { describeAdapter } from '../../shared/gpu';
 import { RESUMABLE, type RunState } from '../../shared/runs';
@@ -15,7 +15,7 @@ import { Cancelled, RunStore, Scheduler, type Job, type JobContext } from '../ru
 import { finalize } from './final';
 import { imageArms, type ImageArms } from './image-arms';
 import { renderableWorld, type RenderableWorld } from './world-scenes';
-import { embedImageSide, type ImageSide } from './images';
+import { embedImageSide, type ImageSide, type Photos } from './images';
 import { childKey, experimentLayout } from './layout';
 import { protocolPhotos } from './protocol';
 
@@ -68,7 +68,7 @@ export const experimentJob: Job<ExperimentConfig> = async (ctx) => {
 };
 
 // The image side of the classic experiment: the photos through the frozen image encoder of the config.
-async function frozenImageSide(ctx: JobContext<ExperimentConfig>, photos: { fit: DatasetImage[]; test: DatasetImage[]; imagesDir: string }): Promise<ImageSide> {
+async function frozenImageSide(ctx: JobContext<ExperimentConfig>, photos: Photos): Promise<ImageSide> {
   const c = ctx.config;
   ctx.progress(0, 1, 'embedding photos');
   // A dataset folder keeps its cache beside it; real data may sit on a read-only share, so its cache is the user's.
@@ -82,7 +82,7 @@ async function frozenImageSide(ctx: JobContext<ExperimentConfig>, photos: { fit:
 
 // The 2x2's image side: each image arm trained in this process (before the text arms, which score their epochs
 // through the first image arm), its training curve streamed as scope 'image'.
-function trainImageArms(ctx: JobContext<ExperimentConfig>, c: ExperimentConfig & { imageViews: ImageViews }, world: RenderableWorld, photos: { fit: DatasetImage[]; test: DatasetImage[]; imagesDir: string }): Promise<ImageArms> {
+function trainImageArms(ctx: JobContext<ExperimentConfig>, c: ExperimentConfig & { imageViews: ImageViews }, world: RenderableWorld, photos: Photos): Promise<ImageArms> {
   return imageArms(c, world, photos, experimentLayout(ctx.runDir), {
     signal: ctx.signal,
     log: (m) => ctx.log(m),
