@@ -30,12 +30,17 @@ const result = {
 } as unknown as ExperimentResult;
 
 describe('2x2 figures', () => {
-  it('reads the paper\'s comparisons off the bad/bad cell: text alone, image alone, both, and which side gains more', () => {
-    const [line] = gridVerdict(result);
-    expect(line).toContain('good text views alone +0.080 [0.060, 0.100] (a gain)');
-    expect(line).toContain('good image views alone +0.050 [-0.010, 0.110] (no clear change)');
-    expect(line).toContain('both +0.100');
-    expect(line).toMatch(/larger gain is on the text side, as in the paper\.$/);
+  it('reads the paper\'s comparisons off the bad/bad cell: text alone, image alone, both, and whether the two gains are told apart', () => {
+    const [line, paper, ...rest] = gridVerdict(result);
+    expect(line).toBe(
+      'Seed 0, R@1 from image bad · text bad: good text views alone +0.080 [0.060, 0.100], good image views alone +0.050 [-0.010, 0.110], ' +
+        'both +0.100 [0.080, 0.120]; image alone − text alone −0.030 [-0.050, -0.010]: the text side gains more.',
+    );
+    expect(paper).toMatch(/^The paper \(MSR-VTT, R@1\) found \+0\.059 with good text views alone and \+0\.043/);
+    expect(rest).toEqual([]);
+    // A crossed difference whose CI covers 0: no side is named.
+    const wide = result.grid!.differences.map((d) => (d.varies === 'crossed' ? { ...d, lo: -0.05, hi: 0.01 } : d));
+    expect(gridVerdict({ ...result, grid: { ...result.grid!, differences: wide } })[0]).toMatch(/: the two gains are not told apart\.$/);
     expect(gridVerdict({ ...result, grid: { ...result.grid!, differences: result.grid!.differences.slice(0, 2) } })).toEqual([]);
     expect(gridVerdict({ ...result, grid: undefined })).toEqual([]);
   });
