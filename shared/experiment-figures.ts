@@ -307,13 +307,13 @@ export const imageArmsTable = (r: ExperimentResult, id = 'image-arms'): TableSpe
     { key: 'arm', label: 'Image views' }, { key: 'renders', label: 'Renders per scene', format: 'int' }, { key: 'steps', label: 'Steps', format: 'int' },
     { key: 'batch', label: 'Scenes per step', format: 'int' }, { key: 'views', label: 'Views', format: 'int' }, { key: 'dim', label: 'Width', format: 'int' },
     { key: 'first', label: 'First loss', format: 'fixed3' }, { key: 'last', label: 'Last loss', format: 'fixed3' }, { key: 'seconds', label: 'Seconds', format: 'fixed1' },
-    { key: 'backend', label: 'Backend' }, { key: 'sha', label: 'ONNX sha256' },
+    { key: 'ceiling', label: 'Ceiling R@1', format: 'fixed3' }, { key: 'backend', label: 'Backend' }, { key: 'sha', label: 'ONNX sha256' },
   ],
   rows: (r.grid?.imageArms ?? []).map((a) => ({
     arm: a.arm, renders: a.renders, steps: a.steps, batch: a.batch, views: a.views, dim: a.dim, first: a.loss.first, last: a.loss.last,
-    seconds: a.seconds, backend: a.backend, sha: a.sha256.slice(0, 12),
+    seconds: a.seconds, ceiling: r.grid?.ceilings?.find((c) => c.image === a.arm)?.r1 ?? null, backend: a.backend, sha: a.sha256.slice(0, 12),
   })),
-  notes: 'Good: the views of a scene are renders drawn from its pool (same state, other positions within cells, sizes, rotations, lighting, noise, drawing order) plus light pixel noise. Bad: crops and brightness/contrast changes of render 0 (the dataset image).',
+  notes: 'Good: the views of a scene are renders drawn from its pool (same state, other positions within cells, sizes, rotations, lighting, noise, drawing order) plus light pixel noise. Bad: crops and brightness/contrast changes of render 0 (the dataset image). Ceiling: R@1 of the image arm against an oracle text side that knows every scene, the most any text arm could reach through it.',
 });
 
 // Everything the report of a finished experiment holds.

@@ -139,7 +139,11 @@ export type GridDifference = {
   a: { image: ImageViewArm; text: string }; b: { image: ImageViewArm; text: string };
   estimate: number; lo: number; hi: number;
 };
-export type GridResult = { imageArms: ImageArmRecord[]; cells: GridCell[]; differences: GridDifference[] };
+// ceilings: each image arm's image-side ceiling (R@1 against the oracle text side; absent in older results).
+export type GridResult = {
+  imageArms: ImageArmRecord[]; cells: GridCell[]; differences: GridDifference[];
+  ceilings?: { image: ImageViewArm; r1: number; mknn: number | null }[];
+};
 
 export type ExperimentResult = {
   arms: ArmResult[];

@@ -119,6 +119,11 @@ export async function finalize(ctx: JobContext<ExperimentConfig>, c: ExperimentC
     return { arm, seeds: r1.length, meanR1: mean, sdR1: sd, minR1: Math.min(...r1), maxR1: Math.max(...r1) };
   });
   const nTest = pairs!.test.end - pairs!.test.start;
+  if (grid)
+    for (const [image, side] of gridImages) {
+      const cl = await imageCeiling(dataset, side, pairs!.text.dim, c.eval.k, c.eval.seed);
+      if (cl) (grid.ceilings ??= []).push({ image, r1: cl.r1, mknn: cl.mknn });
+    }
   const result: ExperimentResult = {
     arms, differences, spread, sweep, rankHistograms,
     chance: { r1: 1 / nTest, mknn: c.eval.k / (nTest - 1) },

@@ -10,8 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExperimentResult } from '../../shared/experiment';
 import { RunConfig, type RunEvent } from '../../shared/runs';
 import { evaluate } from '../../engine/align';
-import { generateWorld } from '../../engine/data';
+import { generateWorld, readDataset } from '../../engine/data';
 import { InputError } from '../../engine/errors';
+import { imageCeiling } from '../../engine/experiment/ceiling';
 import { armLayout, experimentLayout } from '../../engine/experiment/layout';
 import { pairSplits, readSide } from '../../engine/experiment/pairs';
 import { preflightRun } from '../../engine/experiment/protocol';
@@ -111,6 +112,15 @@ describe('2x2 experiment', () => {
       expect(c.r1.estimate).toBeCloseTo(e.imageToText.r1, 12);
       expect(c.r5.estimate).toBeCloseTo(e.imageToText.r5, 12);
     }
+    // Each image arm's ceiling is the experiment's ceiling computation on that arm's embeddings; the first arm's is
+    // the experiment's own.
+    expect(g.ceilings!.map((c) => c.image)).toEqual(['good', 'bad']);
+    for (const c of g.ceilings!) {
+      const side = layout.imageArm(c.image, c.image === 'good').side;
+      const own = await imageCeiling(readDataset(world), { val: readSide(side.val), test: readSide(side.test) }, r.ceiling!.dim, 10, 0);
+      expect(c.r1).toBe(own!.r1);
+    }
+    expect(g.ceilings![0].r1).toBe(r.ceiling!.r1);
     // The first image arm is also the experiment's image side (the text arms' curves and table use it).
     for (const a of r.arms) expect(a.r1.estimate).toBeCloseTo(g.cells.find((c) => c.image === 'good' && c.text === a.arm)!.r1.estimate, 12);
 
