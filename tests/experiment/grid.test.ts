@@ -18,6 +18,7 @@ import { pairSplits, readSide } from '../../engine/experiment/pairs';
 import { preflightRun } from '../../engine/experiment/protocol';
 import { RunStore, Scheduler } from '../../engine/runs';
 import { workerCommand } from '../../engine/worker';
+import { runToEnd } from '../faults/run-to-end';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const home = mkdtempSync(join(tmpdir(), 'prh-grid-'));
@@ -77,12 +78,7 @@ describe('2x2 config', () => {
 
 describe('2x2 experiment', () => {
   it('trains both image arms, scores the four cells with CIs, and differences that are the cells\' differences', async () => {
-    const store = new RunStore(join(home, 'runs'));
-    const scheduler = new Scheduler(store, { concurrency: 1, worker: workerCommand() });
-    const { id } = store.create(RunConfig.parse(config()));
-    scheduler.submit(id);
-    await scheduler.idle();
-    const state = store.get(id);
+    const { store, id, state } = await runToEnd(join(home, 'runs'), config());
     expect(state.error).toBeNull();
     expect(state.status).toBe('done');
     const r = state.result as unknown as ExperimentResult;
