@@ -76,7 +76,8 @@ describe.skipIf(noChromium)('experiment lab in the browser', () => {
     const word = (await page.locator('.gallery [data-photo] ol li').first().innerText()).split(/\s+/).find((w) => w.length > 3)!;
     await page.locator('[data-photo-search]').fill(word);
     await expect.poll(() => page.locator('.pager .small').innerText()).toMatch(new RegExp(`matching “${word}”`));
-    for (const text of await page.locator('.gallery [data-photo] ol').allInnerTexts()) expect(text.toLowerCase()).toContain(word.toLowerCase());
+    // polled: under load the pager's line can update a frame before the gallery does
+    await expect.poll(async () => (await page.locator('.gallery [data-photo] ol').allInnerTexts()).every((t) => t.toLowerCase().includes(word.toLowerCase()))).toBe(true);
     await page.locator('[data-photo-search]').fill('');
 
     await page.getByLabel('an ONNX file').check();
