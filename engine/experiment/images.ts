@@ -8,11 +8,11 @@ import type { ImageEncoderChoice } from '../../shared/experiment';
 import { writeJsonAtomic } from '../atomic';
 import { idsPath, readEmbeddings, writeEmbeddings, type Embeddings } from '../embeddings';
 import { InputError } from '../errors';
-import { embedCached, openImageEncoder, sha256, specOverrides, type ImageRef } from '../image';
+import { embedCached, openImageEncoder, readWorldEncoderManifest, sha256, specOverrides, type ImageRef } from '../image';
 import { readJson } from '../json-file';
 import { EncoderRecord, type ExperimentLayout } from './layout';
 import { assertRows } from './protocol';
-import { imageModelPath } from './resources';
+import { WORLD_ENCODER_MANIFEST, imageModelPath, resourcePath } from './resources';
 
 export type ImageSide = { val: string; test: string; encoder: EncoderRecord };
 export type Photos = { fit: DatasetImage[]; test: DatasetImage[]; imagesDir: string };
@@ -50,7 +50,11 @@ export async function embedImageSide(
   const val = refs(photos.fit);
   const test = refs(photos.test);
   const model = imageModelPath(choice.model);
-  const enc = await openImageEncoder(model, { preset: choice.preset, overrides: specOverrides(choice), device: choice.device, log: opts.log });
+  // The shipped world encoder sees what it trained on, the whole render at its side (not DINOv2's resize to 8/7 of
+  // the side and centre crop, which zooms in and cuts the border cells); flags given still win.
+  const side = choice.model === 'world' ? readWorldEncoderManifest(resourcePath(WORLD_ENCODER_MANIFEST)).recipe.world.imageSize : null;
+  const overrides = { ...(side ? { size: side, resize: side } : {}), ...specOverrides(choice) };
+  const enc = await openImageEncoder(model, { preset: choice.preset, overrides, device: choice.device, log: opts.log });
   try {
     const total = val.length + test.length;
     const v = await embedCached(enc, val, cacheDir, { signal: opts.signal, onProgress: (d) => opts.onProgress?.(d, total) });

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { InputError } from '../errors';
 
 export const WORLD_ENCODER = 'world-encoder.onnx';
+export const WORLD_ENCODER_MANIFEST = 'world-encoder.json';
 
 export function resourcePath(name: string): string {
   const roots = [

@@ -195,7 +195,8 @@ export async function probeWorldEncoder(onnxPath: string, recipe: WorldEncoderRe
     const refs = ds.images.flatMap((im) => (im.file ? [{ id: im.id, file: join(dir, 'images', im.file) }] : []));
     if (!refs.length) throw new InputError(`${dir}: no images to probe`);
     const embed = async (path: string) => {
-      const enc = await openImageEncoder(path, { preset: 'dinov2' });
+      const side = recipe.world.imageSize; // the whole render, as it trained (engine/experiment/images.ts feeds it so)
+      const enc = await openImageEncoder(path, { preset: 'dinov2', overrides: { size: side, resize: side } });
       try {
         return await embedImages(enc, refs, { batchSize: 64 });
       } finally {
