@@ -83,7 +83,9 @@ export async function matchDroppedImages(expDir: string, images: { name: string;
       writeFileSync(file, Buffer.from(im.base64, 'base64'));
       return { id: String(i), file };
     });
-    const encoder = await openImageEncoder(enc.model, { preset: spec.preset, overrides: spec });
+    // a 2x2's image side is its first image arm, inside the run folder: found there, so a moved folder still works
+    const model = config.imageViews ? layout.imageArm(config.imageViews.arms[0], true).onnx : enc.model;
+    const encoder = await openImageEncoder(model, { preset: spec.preset, overrides: spec });
     try {
       const res = await embedImages(encoder, refs, { onBadImage: 'skip' });
       x = res.emb; ids = res.ids;

@@ -1,14 +1,15 @@
 // The 2x2's image arms: a small ViT per arm trained from scratch as an image JEPA on the training scenes' images
 // (never a caption), with good views (other renders of the same world state) or bad views (crops and colour changes
-// of the dataset's render), then exported in the HF Dinov2 ONNX layout and used to embed the fit and test photos
-// through the same image path as any frozen encoder. Each arm's ONNX and record are written atomically, so a
+// of the dataset's render), then exported in the HF Dinov2 ONNX layout with the world encoder's read-out (CLS +
+// region means, whitened on the training renders) and used to embed the fit and test photos through the same image
+// path as any frozen encoder. Each arm's ONNX and record are written atomically, so a
 // resumed experiment skips the arms already trained (and embedded).
 import { existsSync, readFileSync } from 'node:fs';
 import * as tf from '@tensorflow/tfjs';
 import { z } from 'zod';
 import { ImageEncoderChoice, type ExperimentConfig, type ImageArmRecord, type ImageViewArm, type ImageViews } from '../../shared/experiment';
 import { writeFileAtomic, writeJsonAtomic } from '../atomic';
-import { WORLD_ENCODER_RECIPE, sha256 } from '../image';
+import { WORLD_ENCODER_RECIPE, fitVitPooler, sha256, type PoolerRecipe } from '../image';
 import { readJson } from '../json-file';
 import { exportVitOnnx, type ViTShape } from '../models';
 import { ImageJepaRecipe, firstRenders, initBackend, renderPool, trainImageJepa, type ImageStep, type RenderPool } from '../train';
@@ -30,6 +31,14 @@ function imageArmRecipe(v: ImageViews, imageSize: number): ImageJepaRecipe {
     lamb: (base.lamb * base.V * base.batch) / (base.V * v.batch), // λ·N constant (see WORLD_ENCODER_RECIPE)
     seed: v.seed,
   });
+}
+
+/** The world encoder's read-out at this size: its region grid where it divides the patch grid (else 2, else 1), its
+ *  width capped by the features and the n training scenes it is fitted on. */
+function armPooler(patchGrid: number, hidden: number, n: number): PoolerRecipe {
+  const w = WORLD_ENCODER_RECIPE.pooler!;
+  const grid = [w.grid, 2, 1].find((g) => patchGrid % g === 0)!;
+  return { grid, dims: Math.min(w.dims, hidden * (1 + grid * grid), n - 1), scenes: n };
 }
 
 const ImageArmRecordSchema = z.object({
@@ -77,14 +86,16 @@ export async function imageArms(
           hooks.progress(s.step + 1, recipe.steps, `training image arm ${arm}`);
         },
       });
-      const bytes = await exportVitOnnx(recipe.vit as ViTShape, params);
+      const shape = recipe.vit as ViTShape;
+      const pooler = armPooler(world.imageSize / PATCH, shape.hidden, pool.n);
+      const bytes = await exportVitOnnx(shape, params, (await fitVitPooler(shape, params, firstRenders(pool), pooler)).head);
       tf.dispose([...params.values()]);
       const f = first as ImageStep | null, l = last as ImageStep | null;
       if (!f || !l) throw new Error(`image arm ${arm}: no training steps ran`);
       writeFileAtomic(out.onnx, bytes);
       const record: ImageArmRecord = {
         arm, renders: arm === 'good' ? v.renders : 1, steps: recipe.steps, batch: recipe.batch, views: recipe.V,
-        seconds: (performance.now() - t0) / 1000, loss: { first: f.loss, last: l.loss }, sha256: sha256(bytes), dim: recipe.vit.hidden,
+        seconds: (performance.now() - t0) / 1000, loss: { first: f.loss, last: l.loss }, sha256: sha256(bytes), dim: pooler.dims,
         backend: backend.name,
       };
       writeJsonAtomic(out.training, record);

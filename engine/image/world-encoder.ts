@@ -14,11 +14,13 @@ import { drawScenes, generateWorld, readDataset, resolveWorld, worldScene } from
 import type { Embeddings } from '../embeddings';
 import { InputError } from '../errors';
 import { readJson } from '../json-file';
-import { TrainRng, exportVitOnnx, initVit, vitForward, type Params, type ViTShape } from '../models';
+import { TrainRng, exportVitOnnx, initVit, vitForward, type Params, type PoolerHead, type ViTShape } from '../models';
+import { numPatches } from '../models/onnx';
 import { ImageJepaRecipe, firstRenders, initBackend, normalised, renderPool, trainImageJepa, type ImageSet, type ImageStep } from '../train';
 import { type ProbeResult, pixelFeatures, probeAttributes } from './attribute-probe';
 import { embedImages } from './embed';
 import { openImageEncoder, sha256 } from './encoder';
+import { PoolerRecipe, applyPooler, fitPooler } from './whitened-pooler';
 
 export const WorldEncoderRecipe = z.object({
   // training images: scenes 0..scenes-1 of the world with this seed (only images are read; a seed other than the
@@ -31,6 +33,8 @@ export const WorldEncoderRecipe = z.object({
     renders: z.number().int().min(2).max(64).optional(),
   }),
   jepa: ImageJepaRecipe,
+  // the embedding (pooler_output): absent = the CLS token, as DINOv2; else whitened CLS + region means
+  pooler: PoolerRecipe.optional(),
 });
 export type WorldEncoderRecipe = z.infer<typeof WorldEncoderRecipe>;
 
@@ -58,6 +62,9 @@ export const WORLD_ENCODER_RECIPE: WorldEncoderRecipe = {
     clip: 1,
     seed: 0,
   },
+  // CLS + 4x4 region means (2x2 patches each) whitened to 192: among grids 3/4/8 and dims 64-512 tried on the shipped
+  // ViT (ceiling .23-.41), the best; fitted on all 5,000 training renders.
+  pooler: { grid: 4, dims: 192, scenes: 5000 },
 };
 
 export const ProbeRow = z.object({ task: z.string(), classes: z.number(), train: z.number(), test: z.number(), accuracy: z.number(), chance: z.number(), lambda: z.number() });
@@ -73,6 +80,9 @@ export const WorldEncoderManifest = z.object({
   backend: z.string(),
   loss: z.object({ first: z.number(), last: z.number(), lastInv: z.number(), lastSigreg: z.number() }),
   parity: z.object({ images: z.number(), maxAbsDiffPooler: z.number(), maxAbsDiffTokens: z.number() }),
+  // with recipe.pooler: the CLS-pooler graph's hash (same training, same bytes as a build without the pooler), the
+  // kept eigenvalues (largest, smallest) and the fit's seconds
+  pooler: z.object({ baseSha256: z.string(), eigenvalues: z.array(z.number()), seconds: z.number() }).optional(),
   build: z.object({ seconds: z.number(), secondsPerStep: z.number(), loadavg: z.array(z.number()), cpus: z.number(), node: z.string(), at: z.string() }),
   probe: z
     .object({
@@ -98,14 +108,16 @@ export async function worldImages(seed: number, n: number, side: number): Promis
   return { n, side, data };
 }
 
-// Max |ONNX − tfjs| over n normalised images for pooler_output and last_hidden_state.
-export async function onnxParity(bytes: Uint8Array, shape: ViTShape, params: Params, pixels: Float32Array, n: number): Promise<{ images: number; maxAbsDiffPooler: number; maxAbsDiffTokens: number }> {
+// Max |ONNX − tfjs| over n normalised images for pooler_output (the CLS, or the head applied to tfjs's tokens in JS)
+// and last_hidden_state.
+export async function onnxParity(bytes: Uint8Array, shape: ViTShape, params: Params, pixels: Float32Array, n: number, head?: PoolerHead): Promise<{ images: number; maxAbsDiffPooler: number; maxAbsDiffTokens: number }> {
   const session = await ort.InferenceSession.create(bytes);
   const S = shape.imageSize;
   const res = await session.run({ pixel_values: new ort.Tensor('float32', pixels.slice(0, n * 3 * S * S), [n, 3, S, S]) });
   await session.release();
   const out = tf.tidy(() => vitForward(shape, params, pixels, n));
-  const ref = { tokens: (await out.tokens.data()) as Float32Array, cls: (await out.cls.data()) as Float32Array };
+  const tokens = (await out.tokens.data()) as Float32Array;
+  const ref = { tokens, pooler: head ? applyPooler(tokens, n, 1 + numPatches(shape), shape.hidden, head) : ((await out.cls.data()) as Float32Array) };
   tf.dispose([out.tokens, out.cls]);
   const maxDiff = (a: Float32Array, b: Float32Array) => {
     if (a.length !== b.length) throw new Error(`parity: ONNX gave ${a.length} values, tfjs ${b.length}`);
@@ -113,9 +125,38 @@ export async function onnxParity(bytes: Uint8Array, shape: ViTShape, params: Par
   };
   return {
     images: n,
-    maxAbsDiffPooler: maxDiff(res.pooler_output.data as Float32Array, ref.cls),
+    maxAbsDiffPooler: maxDiff(res.pooler_output.data as Float32Array, ref.pooler),
     maxAbsDiffTokens: maxDiff(res.last_hidden_state.data as Float32Array, ref.tokens),
   };
+}
+
+// last_hidden_state [n, T, D] of the CLS-pooler graph `bytes` on images (normalised in batches), one ORT thread:
+// the same bytes in, the same floats out, so the head fitted on them rebuilds to the byte.
+async function onnxTokens(bytes: Uint8Array, images: ImageSet, n: number): Promise<Float32Array> {
+  const session = await ort.InferenceSession.create(bytes, { intraOpNumThreads: 1, interOpNumThreads: 1 });
+  const S = images.side, B = 250;
+  const parts: Float32Array[] = [];
+  try {
+    for (let i = 0; i < n; i += B) {
+      const ids = Array.from({ length: Math.min(B, n - i) }, (_, j) => i + j);
+      const res = await session.run({ pixel_values: new ort.Tensor('float32', normalised(images, ids), [ids.length, 3, S, S]) });
+      parts.push(res.last_hidden_state.data as Float32Array);
+    }
+  } finally {
+    await session.release();
+  }
+  const out = new Float32Array(parts.reduce((a, p) => a + p.length, 0));
+  parts.reduce((at, p) => (out.set(p, at), at + p.length), 0);
+  return out;
+}
+
+// The whitened pooler of the ViT `params`, fitted on the first `pooler.scenes` of its (unlabelled) training images;
+// base: the same ViT with the CLS pooler, whose tokens it was fitted on.
+export async function fitVitPooler(shape: ViTShape, params: Params, images: ImageSet, pooler: PoolerRecipe): Promise<{ head: PoolerHead; eigenvalues: Float64Array; base: Uint8Array }> {
+  const n = Math.min(pooler.scenes, images.n);
+  const base = await exportVitOnnx(shape, params);
+  const tokens = await onnxTokens(base, images, n);
+  return { ...(await fitPooler(tokens, n, shape.imageSize / shape.patchSize, shape.hidden, pooler)), base };
 }
 
 export type BuildHooks = { onStep?(s: ImageStep): void; log?(text: string): void };
@@ -142,8 +183,11 @@ export async function buildWorldEncoder(recipe: WorldEncoderRecipe = WORLD_ENCOD
   });
   const trainSeconds = (performance.now() - tTrain) / 1000;
   const shape = recipe.jepa.vit as ViTShape;
-  const bytes = await exportVitOnnx(shape, params);
-  const parity = await onnxParity(bytes, shape, params, normalised(images, [0, 1, 2, 3, 4, 5, 6, 7]), 8);
+  const tHead = performance.now();
+  const fitted = recipe.pooler ? await fitVitPooler(shape, params, images, recipe.pooler) : null;
+  if (fitted) log(`pooler: CLS + ${recipe.pooler!.grid}x${recipe.pooler!.grid} regions whitened to ${recipe.pooler!.dims} on ${Math.min(recipe.pooler!.scenes, images.n)} renders in ${((performance.now() - tHead) / 1000).toFixed(1)} s`);
+  const bytes = await exportVitOnnx(shape, params, fitted?.head);
+  const parity = await onnxParity(bytes, shape, params, normalised(images, [0, 1, 2, 3, 4, 5, 6, 7]), 8, fitted?.head);
   tf.dispose([...params.values()]);
   const f = first as ImageStep | null, l = last as ImageStep | null;
   if (!f || !l) throw new Error('world encoder: no training steps ran');
@@ -160,6 +204,9 @@ export async function buildWorldEncoder(recipe: WorldEncoderRecipe = WORLD_ENCOD
       backend: `${backend.package} (${backend.threads} thread)`,
       loss: { first: f.loss, last: l.loss, lastInv: l.inv, lastSigreg: l.sigreg },
       parity,
+      ...(fitted && {
+        pooler: { baseSha256: sha256(fitted.base), eigenvalues: [fitted.eigenvalues[0], fitted.eigenvalues[fitted.eigenvalues.length - 1]], seconds: (performance.now() - tHead) / 1000 },
+      }),
       build: {
         seconds: (performance.now() - t0) / 1000,
         secondsPerStep: trainSeconds / recipe.jepa.steps,
@@ -208,7 +255,9 @@ export async function probeWorldEncoder(onnxPath: string, recipe: WorldEncoderRe
     const shape = recipe.jepa.vit as ViTShape;
     const randomPath = join(tmp, 'random-init.onnx');
     const rnd = initVit(shape, TrainRng.seeded(recipe.jepa.seed, 'image-jepa-init'), recipe.jepa.posStd);
-    writeFileSync(randomPath, await exportVitOnnx(shape, rnd));
+    // the random-init ViT gets its own pooler, fitted the same way: the comparison is of the trained weights
+    const own = recipe.pooler ? (await fitVitPooler(shape, rnd, await worldImages(recipe.world.seed, recipe.pooler.scenes, recipe.world.imageSize), recipe.pooler)).head : undefined;
+    writeFileSync(randomPath, await exportVitOnnx(shape, rnd, own));
     tf.dispose([...rnd.values()]);
     const random = await embed(randomPath);
     const pixels = await pixelFeatures(refs.map((r) => r.file));

@@ -6,4 +6,5 @@ export { attention, attentionJs, attentionTf, attentionForward, attentionBackwar
 export { initProjector, project } from './projector';
 export { matMul2d, linear } from './matmul';
 export { TrainRng } from './rng';
+export type { PoolerHead } from './onnx';
 export { type ViTShape, initVit, vitForward, vitWeights, vitBlocks, vitOnnxConfig, exportVitOnnx, patchify } from './vit';

@@ -5,7 +5,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { encodeBlocks, initBlocks, type Params } from './encoder';
 import { linear } from './matmul';
-import { buildVitOnnx, numPatches, type VitConfig, type VitWeights } from './onnx';
+import { buildVitOnnx, numPatches, type PoolerHead, type VitConfig, type VitWeights } from './onnx';
 import type { EncoderConfig } from './presets';
 import type { TrainRng } from './rng';
 
@@ -126,4 +126,5 @@ export async function vitWeights(v: ViTShape, p: Params): Promise<VitWeights> {
   return w;
 }
 
-export const exportVitOnnx = async (v: ViTShape, p: Params): Promise<Uint8Array> => buildVitOnnx(vitOnnxConfig(v), await vitWeights(v, p));
+// head: an embedding head in place of the CLS pooler (engine/image/whitened-pooler.ts fits the world encoder's).
+export const exportVitOnnx = async (v: ViTShape, p: Params, head?: PoolerHead): Promise<Uint8Array> => buildVitOnnx(vitOnnxConfig(v), await vitWeights(v, p), head);

@@ -76,7 +76,9 @@ export function loadCheckpoint(runDir: string, epoch: number, params: Params, op
     for (const [k, v] of vars) {
       const t = tensors[prefix + k];
       if (!t || t.shape.join() !== v.shape.join()) throw new InputError(`${file}: tensor ${prefix + k} missing or shaped [${t?.shape}] instead of [${v.shape}]`);
-      v.assign(tf.tensor(Float32Array.from(t.data), v.shape));
+      const value = tf.tensor(Float32Array.from(t.data), v.shape);
+      v.assign(value); // the variable takes its own reference to the data: the temporary must go, or each load leaks one
+      value.dispose();
     }
   };
   const wfile = join(dir, 'weights.safetensors');

@@ -22,7 +22,7 @@ function settings(c: RunConfig | null) {
   if (!c) return { arms: [], epochs: null, batch: null, lambEff: null, seeds: [], dataset: '', encoder: '' };
   if (c.kind === 'experiment') {
     const e = c as ExperimentConfig;
-    return { arms: e.arms, epochs: e.train.epochs, batch: e.train.batch, lambEff: resolveLambda(e.train).lambEff, seeds: e.seeds, dataset: e.data, encoder: e.image.model === 'world' ? 'world' : base(e.image.model) };
+    return { arms: e.arms, epochs: e.train.epochs, batch: e.train.batch, lambEff: resolveLambda(e.train).lambEff, seeds: e.seeds, dataset: e.data, encoder: e.imageViews ? `2x2: ${e.imageViews.arms.join(', ')} image arms` : e.image.model === 'world' ? 'world' : base(e.image.model) };
   }
   if (c.kind === 'train') return { arms: [c.arm], epochs: c.epochs, batch: c.batch, lambEff: resolveLambda(c).lambEff, seeds: [c.seed], dataset: c.data, encoder: '' };
   if (c.kind === 'world.generate') return { arms: [], epochs: null, batch: null, lambEff: null, seeds: [c.seed], dataset: c.out, encoder: '' };

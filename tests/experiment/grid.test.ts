@@ -3,7 +3,7 @@
 // cell scored; cells checked against the plain evaluation, differences against the cells. Plus the config's refusals,
 // in the schema, before a run, and from the CLI (exit 2, the message alone).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import { evaluate } from '../../engine/align';
 import { generateWorld, readDataset } from '../../engine/data';
 import { InputError } from '../../engine/errors';
 import { imageCeiling } from '../../engine/experiment/ceiling';
+import { matchDroppedImages } from '../../engine/experiment/drop';
 import { armLayout, experimentLayout } from '../../engine/experiment/layout';
 import { pairSplits, readSide } from '../../engine/experiment/pairs';
 import { preflightRun } from '../../engine/experiment/protocol';
@@ -84,8 +85,9 @@ describe('2x2 experiment', () => {
     const r = state.result as unknown as ExperimentResult;
     const g = r.grid!;
 
-    // Equal compute: same steps, batch and views; the good arm drew from 3 renders, the bad one from 1.
-    expect(g.imageArms.map((a) => [a.arm, a.renders, a.steps, a.batch, a.views, a.dim])).toEqual([['good', 3, 4, 8, 4, 16], ['bad', 1, 4, 8, 4, 16]]);
+    // Equal compute: same steps, batch and views; the good arm drew from 3 renders, the bad one from 1. Both read out
+    // through the world encoder's whitened pooler: CLS + 4x4 regions of 16 wide = 272 features, capped at 120 - 1 scenes.
+    expect(g.imageArms.map((a) => [a.arm, a.renders, a.steps, a.batch, a.views, a.dim])).toEqual([['good', 3, 4, 8, 4, 119], ['bad', 1, 4, 8, 4, 119]]);
     expect(g.imageArms[0].sha256).not.toBe(g.imageArms[1].sha256);
     expect(g.cells.map((c) => `${c.image}/${c.text}`)).toEqual(['good/good', 'good/bad', 'bad/good', 'bad/bad']);
     for (const c of g.cells)
@@ -138,6 +140,16 @@ describe('2x2 experiment', () => {
     for (const f of ['grid.md', 'grid.csv', 'grid-differences.md', 'image-arms.md', 'grid-bars-r1.png', 'grid-bars-mknn.png', 'experiment-image-loss.png']) expect(report).toContain(f);
     const image = store.metrics(id).filter((m) => m.scope === 'image');
     expect(new Set(image.map((m) => m.tags?.arm))).toEqual(new Set(['image good', 'image bad']));
+
+    // The image drop works on the run folder moved elsewhere: the first image arm is found inside it.
+    const moved = join(home, 'moved-2x2');
+    renameSync(dir, moved);
+    const ds = readDataset(world);
+    const photo = ds.images.find((im) => im.split === 'test')!;
+    const drop = await matchDroppedImages(moved, [{ name: 'scene.png', base64: readFileSync(join(world, 'images', photo.file!)).toString('base64') }], 'test', 5);
+    expect(drop.arms.map((a) => a.arm)).toEqual(['good', 'bad']);
+    expect(drop.arms[0].images[0].own?.photo).toBe(photo.id);
+    expect(drop.arms[0].images[0].top).toHaveLength(5);
   }, 600_000);
 
   it('cancelled while the second image arm trains, resumes without retraining the first', async () => {

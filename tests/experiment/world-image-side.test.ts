@@ -29,7 +29,7 @@ describe('the world encoder as an experiment\'s image side', () => {
   it('sees the whole 64-px render', async () => {
     const s = await side('default', {});
     expect(s.encoder.spec).toMatchObject({ preset: 'dinov2', size: 64, resize: 64 });
-    expect(s.encoder.dim).toBe(64);
+    expect(s.encoder.dim).toBe(192); // the whitened pooler's width (resources/world-encoder.json recipe.pooler.dims)
   });
   it('keeps a size or resize given by the user', async () => {
     const s = await side('given', { resize: 73 }); // the dinov2 preset's own zoom, asked for

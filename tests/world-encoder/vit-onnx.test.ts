@@ -48,7 +48,7 @@ describe('world encoder ViT: tfjs vs ONNX', () => {
       expect(enc.spec.size).toBe(m.recipe.jepa.vit.imageSize);
       expect(enc.spec.embedding.tensor).toBe('pooler_output');
       const out = await enc.encode(new Float32Array(2 * 3 * 64 * 64).fill(0.5), 2);
-      expect(out.dim).toBe(m.recipe.jepa.vit.hidden);
+      expect(out.dim).toBe(m.recipe.pooler?.dims ?? m.recipe.jepa.vit.hidden);
       expect(out.data.every(Number.isFinite)).toBe(true);
     } finally {
       await enc.release();

@@ -25,6 +25,10 @@ export type VitConfig = z.infer<typeof VitConfig>;
 export type VitConfigInput = z.input<typeof VitConfig>; // layerNormEps and gelu may be left to their defaults
 type VitShape = Pick<VitConfig, 'imageSize' | 'patchSize' | 'hidden' | 'depth' | 'mlp'>;
 
+// An embedding head in place of the CLS pooler: pooler_output = reshape(last_hidden_stateᵀ · pool) · weight + bias.
+// pool: [T, R] mixes the T tokens into R columns; weight: [D·R, dims] (row d·R + r); bias: [dims].
+export type PoolerHead = { pool: Float32Array; weight: Float32Array; bias: Float32Array; dims: number };
+
 // Named weights, HF Dinov2 names -> row-major float32 data.
 export type VitWeights = Record<string, Float32Array>;
 
@@ -91,7 +95,7 @@ function checkWeights(c: VitShape, w: VitWeights): void {
 // named so the intermediate-output path can expose it.
 export const blockOutputName = (i: number): string => `encoder.layer.${i}.output`;
 
-export function buildVitOnnx(cfg: VitConfigInput, weights: VitWeights): Uint8Array {
+export function buildVitOnnx(cfg: VitConfigInput, weights: VitWeights, head?: PoolerHead): Uint8Array {
   const c = VitConfig.parse(cfg);
   checkWeights(c, weights);
   const { hidden: D, heads: H, patchSize: p, imageSize: S } = c;
@@ -151,15 +155,24 @@ export function buildVitOnnx(cfg: VitConfigInput, weights: VitWeights): Uint8Arr
     h = g.op('Add', [h, g.op('Mul', [mlpOut, w(`${l}.layer_scale2.lambda1`)])], {}, blockOutputName(i));
   }
   const last = g.op('LayerNormalization', [h, w('layernorm.weight'), w('layernorm.bias')], { axis: -1, epsilon: { f: c.layerNormEps } }, 'last_hidden_state');
-  g.op('Gather', [last, g.ints([0], 'cls_index')], { axis: 1 }, 'pooler_gather');
-  g.op('Squeeze', ['pooler_gather', g.ints([1])], {}, 'pooler_output');
-
   const tokens = 1 + numPatches(c);
+  if (head) {
+    const R = head.pool.length / tokens;
+    if (!Number.isInteger(R) || head.weight.length !== D * R * head.dims || head.bias.length !== head.dims)
+      throw new InputError(`pooler head: pool ${head.pool.length}, weight ${head.weight.length}, bias ${head.bias.length} do not fit ${tokens} tokens x ${D} to ${head.dims}`);
+    const mixed = g.op('MatMul', [g.op('Transpose', [last], { perm: [0, 2, 1] }), g.weight('pooler.pool', [tokens, R], head.pool)]); // [N, D, R]
+    const flat = g.op('Reshape', [mixed, g.ints([0, D * R])]);
+    g.op('Add', [g.op('MatMul', [flat, g.weight('pooler.weight', [D * R, head.dims], head.weight)]), g.weight('pooler.bias', [head.dims], head.bias)], {}, 'pooler_output');
+  } else {
+    g.op('Gather', [last, g.ints([0], 'cls_index')], { axis: 1 }, 'pooler_gather');
+    g.op('Squeeze', ['pooler_gather', g.ints([1])], {}, 'pooler_output');
+  }
+
   return g.encode(
     [valueInfo('pixel_values', ElemType.FLOAT, ['batch_size', 3, S, S])],
     [
       valueInfo('last_hidden_state', ElemType.FLOAT, ['batch_size', tokens, D]),
-      valueInfo('pooler_output', ElemType.FLOAT, ['batch_size', D]),
+      valueInfo('pooler_output', ElemType.FLOAT, ['batch_size', head ? head.dims : D]),
     ],
     'dinov2_vit',
     JSON.stringify({ layout: 'hf-dinov2', config: c }),

@@ -4,6 +4,7 @@ export {
   VIT_S14,
   VitConfig,
   type VitConfigInput,
+  type PoolerHead,
   type VitWeights,
   blockOutputName,
   buildVitOnnx,
