@@ -1,7 +1,7 @@
 // The world encoder's read-out: the CLS token and the patch tokens averaged over a g x g grid of image regions,
 // flattened and PCA-whitened to `dims` directions, fitted on the encoder's own unlabelled training renders (never a
 // caption). Why: the trained ViT's CLS alone gives the image-side ceiling .138 (.237 whitened); CLS + 4x4 regions
-// whitened to 192 gives ~.41 on the same held-out scenes (docs/reference.md#world-encoder). The ViT's tokens carry
+// whitened to 192 gives .43 on the same held-out scenes (docs/reference.md#world-encoder). The ViT's tokens carry
 // where and what; an orthogonal map (Procrustes) can only use them once no few directions dominate the variance.
 import { z } from 'zod';
 import { InputError } from '../errors';
