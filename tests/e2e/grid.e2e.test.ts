@@ -54,6 +54,7 @@ describe.skipIf(noChromium)('the 2x2 in the browser', () => {
     const verdict = await card.locator('.verdict').allInnerTexts();
     expect(verdict[0]).toMatch(/^Seed 0, R@1 from image bad · text bad: good text views alone .*: (the text side gains more|the image side gains more|the two gains are not told apart)\.$/);
     expect(verdict[verdict.length - 1]).toMatch(/^The paper \(MSR-VTT, R@1\) found \+0\.059/);
+    expect(await card.locator('.notes').allInnerTexts(), 'the verdict once, not again under the differences').not.toContainEqual(expect.stringMatching(/R@1 from image bad/));
     await page.locator('[data-figure="experiment-image-loss"] canvas').waitFor();
     await card.screenshot({ path: join(screensDir, 'experiment-grid.png') });
   }, 400_000);
