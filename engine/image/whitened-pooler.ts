@@ -5,7 +5,7 @@
 // where and what; an orthogonal map (Procrustes) can only use them once no few directions dominate the variance.
 import { z } from 'zod';
 import { InputError } from '../errors';
-import { gemm, symEig, type Mat } from '../linalg';
+import { gemm, subRow, symEig, type Mat } from '../linalg';
 import type { PoolerHead } from '../models';
 
 export const PoolerRecipe = z.object({
@@ -49,7 +49,7 @@ export async function fitWhitening(f: Mat, k: number): Promise<{ weight: Float64
   if (k > Math.min(m, n - 1)) throw new InputError(`pooler: ${k} whitened directions from ${n} renders of ${m} features (at most ${Math.min(m, n - 1)})`);
   const mu = new Float64Array(m);
   for (let i = 0; i < n; i++) for (let j = 0; j < m; j++) mu[j] += f.data[i * m + j] / n;
-  const c = { rows: n, cols: m, data: f.data.map((x, q) => x - mu[q % m]) };
+  const c = subRow(f, mu);
   const cov = await gemm(c, c, true);
   for (let q = 0; q < cov.data.length; q++) cov.data[q] /= n - 1;
   const { w, v } = await symEig(cov, () => k);

@@ -135,19 +135,18 @@ export async function onnxParity(bytes: Uint8Array, shape: ViTShape, params: Par
 async function onnxTokens(bytes: Uint8Array, images: ImageSet, n: number): Promise<Float32Array> {
   const session = await ort.InferenceSession.create(bytes, { intraOpNumThreads: 1, interOpNumThreads: 1 });
   const S = images.side, B = 250;
-  const parts: Float32Array[] = [];
+  let out: Float32Array | null = null; // [n, T, D], sized by the first batch
   try {
     for (let i = 0; i < n; i += B) {
       const ids = Array.from({ length: Math.min(B, n - i) }, (_, j) => i + j);
-      const res = await session.run({ pixel_values: new ort.Tensor('float32', normalised(images, ids), [ids.length, 3, S, S]) });
-      parts.push(res.last_hidden_state.data as Float32Array);
+      const t = (await session.run({ pixel_values: new ort.Tensor('float32', normalised(images, ids), [ids.length, 3, S, S]) })).last_hidden_state.data as Float32Array;
+      out ??= new Float32Array((n * t.length) / ids.length);
+      out.set(t, (i * t.length) / ids.length);
     }
   } finally {
     await session.release();
   }
-  const out = new Float32Array(parts.reduce((a, p) => a + p.length, 0));
-  parts.reduce((at, p) => (out.set(p, at), at + p.length), 0);
-  return out;
+  return out ?? new Float32Array(0);
 }
 
 // The whitened pooler of the ViT `params`, fitted on the first `pooler.scenes` of its (unlabelled) training images;
