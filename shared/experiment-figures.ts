@@ -135,14 +135,15 @@ export const protocolTable = (r: ExperimentResult, id = 'protocol'): TableSpec =
 });
 
 // Bars with CIs: one bar group per arm, one bar series per experiment (or per seed within one experiment), in the
-// experiment's colour when given (Compare colours bars by run, like its curves).
+// experiment's colour when given (Compare colours bars by run, like its curves). One experiment's seeds are labelled
+// by seed alone: its name is the page's title.
 export function armBars(groups: { label: string; arms: ArmResult[]; color?: string }[], metric: 'r1' | 'mknn', id: string, chance?: number): FigureSpec {
   const rank = (arm: string) => (ARM_ORDER.includes(arm) ? ARM_ORDER.indexOf(arm) : 99);
   const arms = [...new Set(groups.flatMap((g) => g.arms.map((a) => a.arm)))].sort((a, b) => rank(a) - rank(b));
   const series = groups.flatMap((g) => {
     const seeds = [...new Set(g.arms.map((a) => a.seed))];
     return seeds.map((seed) => ({
-      label: seeds.length > 1 ? `${g.label} (seed ${seed})` : g.label,
+      label: seeds.length < 2 ? g.label : groups.length > 1 ? `${g.label} (seed ${seed})` : `seed ${seed}`,
       style: 'bars' as const,
       ...(g.color ? { color: g.color } : {}),
       points: g.arms.filter((a) => a.seed === seed && a[metric]).map((a) => ({ x: arms.indexOf(a.arm), y: a[metric]!.estimate, lo: a[metric]!.lo, hi: a[metric]!.hi })),

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { configDiff, overlayFigure } from '../../shared/compare-figures';
 import { bySeries, CURVE_METRICS, ema, seedMeans, smoothed, withX } from '../../shared/curves';
-import { experimentCurves, rankBinLabels, sweepFigure } from '../../shared/experiment-figures';
+import { armBars, experimentCurves, rankBinLabels, sweepFigure } from '../../shared/experiment-figures';
 import { FigureSpec } from '../../shared/figures';
 import type { MetricRecord } from '../../shared/runs';
 import { backoffMs } from '../../renderer/src/connection';
@@ -74,6 +74,15 @@ describe('labels and timing', () => {
   it('puts fit-pair R@1 on its own right axis in the sweep, and says which line is which', () => {
     const f = sweepFigure({ sweep: [{ arm: 'good', seed: 0, n: 25, testR1: 0.01, fitR1: 0.9, sdTestR1: 0.001 }], chance: { r1: 0.001 } } as never);
     expect(f.series.map((s) => [s.label, s.yAxis ?? 'left', s.dash ?? 'solid'])).toEqual([['good: test (solid, left)', 'left', 'solid'], ['good: fit pairs (dashed, right)', 'right', 'dashed']]);
+  });
+  it("labels one experiment's bar series by seed, several experiments' by name and seed", () => {
+    const ci = { estimate: 0.1, lo: 0.08, hi: 0.12 };
+    const arms = [0, 1].flatMap((seed) => ['bad', 'good'].map((arm) => ({ arm, seed, r1: ci }))) as never[];
+    expect(armBars([{ label: 'demo', arms }], 'r1', 'b').series.map((s) => s.label)).toEqual(['seed 0', 'seed 1']);
+    expect(armBars([{ label: 'demo', arms: arms.slice(0, 2) }], 'r1', 'b').series.map((s) => s.label)).toEqual(['demo']);
+    const two = armBars([{ label: 'A', arms }, { label: 'B', arms }], 'r1', 'b');
+    expect(two.series.map((s) => s.label)).toEqual(['A (seed 0)', 'A (seed 1)', 'B (seed 0)', 'B (seed 1)']);
+    expect(two.x.categories).toEqual(['good', 'bad']); // the paper's order, not the data's
   });
   it('backs off 0.5 s doubling to 10 s, with jitter', () => {
     expect([0, 1, 2, 5, 9].map((a) => backoffMs(a, 0.5))).toEqual([500, 1000, 2000, 10000, 10000]);
