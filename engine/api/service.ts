@@ -2,7 +2,8 @@
 // against shared/api.ts once; the methods get the parsed parameters. It owns the run store and the scheduler;
 // jobs compute in workers.
 import { ApiParams, type Api, type ApiArgs, type ApiMethod, type ApiResults, type MatchResult } from '../../shared/api';
-import type { RunEvent } from '../../shared/runs';
+import type { RunEvent, RunState } from '../../shared/runs';
+import { ARM_ORDER } from '../../shared/curves';
 import type { EntryCommand } from '../child';
 import { RunStore, Scheduler } from '../runs';
 import { explore, prop2Demo, thm1Demo } from '../theory';
@@ -115,11 +116,18 @@ export class Service implements Api {
     if (!existsSync(file)) return null;
     return RunExecutor.safeParse(JSON.parse(readFileSync(file, 'utf8'))).data?.kind ?? null;
   }
-  // The arms live in the experiment's own store (arms/), read without touching it (no recover()).
+  // The arms live in the experiment's own store (arms/), read without touching it (no recover()); listed by seed, then
+  // arm in the paper's order (their ids are made in the same second, so id order is random).
   async childRuns({ id }: ApiArgs<'childRuns'>) {
     this.store.get(id); // a clear error for an unknown run
-    const arms = join(this.store.dir(id), 'arms');
-    return existsSync(arms) ? new RunStore(arms).list() : [];
+    const dir = join(this.store.dir(id), 'arms');
+    if (!existsSync(dir)) return [];
+    const arms = new RunStore(dir);
+    const rank = (s: RunState): [number, number] => {
+      const c = arms.configOrNull(s.id);
+      return c?.kind === 'train' ? [c.seed, ARM_ORDER.includes(c.arm) ? ARM_ORDER.indexOf(c.arm) : ARM_ORDER.length] : [Infinity, 0];
+    };
+    return arms.list().map((s) => ({ s, r: rank(s) })).sort((a, b) => a.r[0] - b.r[0] || a.r[1] - b.r[1] || a.s.name.localeCompare(b.s.name)).map(({ s }) => s);
   }
   async annotateRun({ id, annotation }: ApiArgs<'annotateRun'>) {
     this.store.get(id); // a clear error for an unknown run

@@ -72,15 +72,19 @@ export class RunStore {
     return readJson(join(this.dir(id), 'config.json'), RunConfig, 'a run config');
   }
 
+  // The config, or null where config.json is missing or unreadable.
+  configOrNull(id: string): RunConfig | null {
+    try {
+      return this.config(id);
+    } catch {
+      return null;
+    }
+  }
+
   // A stand-in status for a run whose status.json is unreadable: kind and name from config.json when that reads,
   // created = the status file's mtime; `error` holds the file and the reason. Never written back.
   private unreadable(id: string, reason: string): RunState {
-    let config: RunConfig | null = null;
-    try {
-      config = this.config(id);
-    } catch {
-      /* the kind stays unknown */
-    }
+    const config = this.configOrNull(id); // null: the kind stays unknown
     const created = new Date(statSync(join(this.dir(id), 'status.json')).mtimeMs).toISOString();
     return {
       id, kind: config?.kind ?? 'unknown', name: config?.name ?? config?.kind ?? id, status: 'unreadable', createdAt: created,

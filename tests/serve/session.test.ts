@@ -12,6 +12,8 @@ import { Service } from '../../engine/api';
 import { serve } from '../../engine/cli/serve';
 import { ensureRenderer, serveToken } from '../../engine/cli/serve-session';
 import { InputError } from '../../engine/errors';
+import { RunStore } from '../../engine/runs';
+import { TrainConfig } from '../../shared/train';
 
 const home = mkdtempSync(join(tmpdir(), 'prh-session-'));
 const renderer = join(home, 'renderer');
@@ -98,6 +100,15 @@ describe('the API of the run table and the dataset picker', () => {
     await expect(service.dispatch('deleteRun', { id: b.id })).rejects.toThrow(/running: cancel it before deleting it/);
     await service.dispatch('deleteRun', { id: a.id });
     expect(existsSync(service.store.dir(a.id))).toBe(false);
+  });
+
+  it("lists an experiment's arm runs by seed, then arm in the paper's order", async () => {
+    const e = service.store.create({ kind: 'world.generate', version: 1, out: join(home, 'w3'), seed: 0, preset: 'paper-like' });
+    const arms = new RunStore(join(service.store.dir(e.id), 'arms'));
+    const made = [['ntp', 1], ['good', 1], ['bad', 0], ['ntp', 0], ['bad', 1], ['good', 0]] as const; // as random ids would list them
+    for (const [arm, seed] of made) arms.create(TrainConfig.parse({ kind: 'train', version: 1, data: 'd', arm, seed, name: `${arm} (seed ${seed})` }));
+    const listed = (await service.dispatch('childRuns', { id: e.id })) as { name: string }[];
+    expect(listed.map((r) => r.name)).toEqual(['good (seed 0)', 'bad (seed 0)', 'ntp (seed 0)', 'good (seed 1)', 'bad (seed 1)', 'ntp (seed 1)']);
   });
 
   it('lists folders only under the allowed roots, datasets marked, and not out through a symlink', async () => {
