@@ -31,9 +31,9 @@ const CASES = [
   { preset: 'cpu', arm: 'good', batch: 64, steps: 8 },
   { preset: 'cpu', arm: 'bad', batch: 64, steps: 8 },
   { preset: 'cpu', arm: 'ntp', batch: 64, steps: 12 },
-  { preset: 'minilm-33m', arm: 'good', batch: 8, steps: 4 },
-  { preset: 'minilm-33m', arm: 'bad', batch: 8, steps: 4 },
-  { preset: 'minilm-33m', arm: 'ntp', batch: 16, steps: 4 },
+  { preset: 'minilm-33m', arm: 'good', batch: 8, steps: 10 }, // with 4, two of the three timed steps were early slow ones (~1.6x the later steps)
+  { preset: 'minilm-33m', arm: 'bad', batch: 8, steps: 10 },
+  { preset: 'minilm-33m', arm: 'ntp', batch: 16, steps: 10 },
 ] as const;
 
 const ArmSpec = z.object({
@@ -188,6 +188,7 @@ function summarise(spec: ArmSpec, rows: StepRow[], backend: string): Record<stri
       adamw: round(median(timed.map((r) => r.adamMs))),
     },
     tokensPerStep: tokens,
+    stepsMs: rows.map((r) => round(r.stepMs)), // every step (the first is the warm-up), to see whether the median has settled
     losses: rows.map((r) => r.loss),
     gradNorms: rows.map((r) => r.gradNorm),
   };
@@ -277,7 +278,9 @@ export default {
       const table: string[] = ['preset      arm   B   ours ms  ph/s   tok/s  GF/s  RSS MB | torch1T ms ph/s  GF/s | torch2T ms ph/s  GF/s  RSS MB | ours/t1  ours/(t2/2)  max|Δloss|/loss'];
       // BENCH_TRAIN=ntp (or cpu/ntp,minilm-33m/good ...) times only the cases whose preset/arm contains a listed name.
       const only = process.env.BENCH_TRAIN?.split(',').filter(Boolean);
-      for (const c of CASES.filter((c) => !only || only.some((o) => `${c.preset}/${c.arm}`.includes(o)))) {
+      // BENCH_STEPS=N times N steps per case instead of the table's.
+      const steps = process.env.BENCH_STEPS ? z.coerce.number().int().min(2).parse(process.env.BENCH_STEPS) : null;
+      for (const c of CASES.filter((c) => !only || only.some((o) => `${c.preset}/${c.arm}`.includes(o))).map((c) => (steps ? { ...c, steps } : c))) {
         if ((c.steps + 1) * c.batch > PHOTOS) throw new Error(`train bench: ${c.preset}/${c.arm} needs ${(c.steps + 1) * c.batch} photos, the world has ${PHOTOS}`);
         const dir = join(tmp, `${c.preset}-${c.arm}`);
         mkdirSync(dir);
