@@ -1,6 +1,6 @@
 // Many runs side by side: one metric's curves of every run overlaid (colour by run and dash by arm, or the
 // reverse; seeds folded into mean ± sd bands on request), and what changed between their configs.
-import { armColor, ARM_ORDER, bySeries, seedMeans, smoothed, withX, X_LABEL, type CurveMetric, type XMode } from './curves';
+import { armColor, armRank, bySeries, seedMeans, smoothed, withX, X_LABEL, type CurveMetric, type XMode } from './curves';
 import { PALETTE, type FigureSpec, type Series } from './figures';
 import type { MetricRecord } from './runs';
 import type { TableSpec } from './tables';
@@ -16,7 +16,7 @@ export function overlayFigure(runs: OverlayRun[], metric: CurveMetric, view: Ove
   const native: XMode = metric.scope === 'train' ? 'step' : 'epoch';
   const mode = view.x ?? native;
   const arms = [...new Set(runs.flatMap((r) => bySeries(r.records, metric.scope, metric.key).map((s) => s.arm)))]
-    .sort((a, b) => (ARM_ORDER.indexOf(a) + 99 * +!ARM_ORDER.includes(a)) - (ARM_ORDER.indexOf(b) + 99 * +!ARM_ORDER.includes(b)));
+    .sort((a, b) => armRank(a) - armRank(b));
   const many = runs.length > 1 || !!view.named;
   const style = (runIndex: number, arm: string) => {
     const a = arms.indexOf(arm);

@@ -27,7 +27,9 @@ export type CurveMetric = (typeof CURVE_METRICS)[number];
 // One colour per arm everywhere (Okabe-Ito): good blue, bad vermillion, ntp green, pair-ntp purple.
 export const ARM_COLOR: Record<string, string> = { good: '#0072B2', bad: '#D55E00', ntp: '#009E73', 'pair-ntp': '#CC79A7' };
 export const armColor = (arm: string) => ARM_COLOR[arm] ?? '#E69F00';
-export const ARM_ORDER = Object.keys(ARM_COLOR);
+const ARM_ORDER = Object.keys(ARM_COLOR);
+// An arm's place in the paper's order (good, bad, ntp, pair-ntp); any other arm after them.
+export const armRank = (arm: string): number => (ARM_ORDER.includes(arm) ? ARM_ORDER.indexOf(arm) : ARM_ORDER.length);
 export const isNtp = (arm: string) => arm === 'ntp' || arm === 'pair-ntp'; // their loss is a cross-entropy
 
 const key = (arm: string, seed: number) => `${arm}\u0000${seed}`;
@@ -45,7 +47,7 @@ export function bySeries(records: readonly MetricRecord[], scope: string, metric
     groups.set(key(arm, seed), g);
   }
   return [...groups.values()]
-    .sort((a, b) => (ARM_ORDER.indexOf(a.arm) - ARM_ORDER.indexOf(b.arm)) || a.arm.localeCompare(b.arm) || a.seed - b.seed)
+    .sort((a, b) => (armRank(a.arm) - armRank(b.arm)) || a.arm.localeCompare(b.arm) || a.seed - b.seed)
     .map((g) => ({ arm: g.arm, seed: g.seed, points: [...g.at.values()].sort((a, b) => a.x - b.x) }));
 }
 

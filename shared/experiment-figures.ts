@@ -1,6 +1,6 @@
 // The experiment's figures and tables as specs, pure functions of its run data: the GUI draws them live and
 // engine/experiment writes the same ones into the run's report/ (PNG/SVG/PDF, CSV/Markdown/LaTeX).
-import { armColor, ARM_ORDER, bySeries, isNtp, smoothed, withX, X_LABEL, type CurveSeries, type XMode } from './curves';
+import { armColor, armRank, bySeries, isNtp, smoothed, withX, X_LABEL, type CurveSeries, type XMode } from './curves';
 import type { ArmResult, ExperimentResult, GridDifference, Interval } from './experiment';
 import type { FigureSpec, RefLine } from './figures';
 import type { MetricRecord } from './runs';
@@ -138,8 +138,7 @@ export const protocolTable = (r: ExperimentResult, id = 'protocol'): TableSpec =
 // experiment's colour when given (Compare colours bars by run, like its curves). One experiment's seeds are labelled
 // by seed alone: its name is the page's title.
 export function armBars(groups: { label: string; arms: ArmResult[]; color?: string }[], metric: 'r1' | 'mknn', id: string, chance?: number): FigureSpec {
-  const rank = (arm: string) => (ARM_ORDER.includes(arm) ? ARM_ORDER.indexOf(arm) : 99);
-  const arms = [...new Set(groups.flatMap((g) => g.arms.map((a) => a.arm)))].sort((a, b) => rank(a) - rank(b));
+  const arms = [...new Set(groups.flatMap((g) => g.arms.map((a) => a.arm)))].sort((a, b) => armRank(a) - armRank(b));
   const series = groups.flatMap((g) => {
     const seeds = [...new Set(g.arms.map((a) => a.seed))];
     return seeds.map((seed) => ({

@@ -3,7 +3,7 @@
 // jobs compute in workers.
 import { ApiParams, type Api, type ApiArgs, type ApiMethod, type ApiResults, type MatchResult } from '../../shared/api';
 import type { RunEvent, RunState } from '../../shared/runs';
-import { ARM_ORDER } from '../../shared/curves';
+import { armRank } from '../../shared/curves';
 import type { EntryCommand } from '../child';
 import { RunStore, Scheduler } from '../runs';
 import { explore, prop2Demo, thm1Demo } from '../theory';
@@ -125,7 +125,7 @@ export class Service implements Api {
     const arms = new RunStore(dir);
     const rank = (s: RunState): [number, number] => {
       const c = arms.configOrNull(s.id);
-      return c?.kind === 'train' ? [c.seed, ARM_ORDER.includes(c.arm) ? ARM_ORDER.indexOf(c.arm) : ARM_ORDER.length] : [Infinity, 0];
+      return c?.kind === 'train' ? [c.seed, armRank(c.arm)] : [Infinity, 0];
     };
     return arms.list().map((s) => ({ s, r: rank(s) })).sort((a, b) => a.r[0] - b.r[0] || a.r[1] - b.r[1] || a.s.name.localeCompare(b.s.name)).map(({ s }) => s);
   }
