@@ -126,7 +126,7 @@ describe.skipIf(skip)(`child runs as Slurm jobs${skip ? ` (skipped: ${skip})` : 
       if (/JobState=RUNNING/.test(c.scontrol('show', 'job', jobOf(first)))) return true;
       spawnSync('scontrol', ['update', `JobId=${jobOf(first)}`, 'StartTime=now'], { env: c.env });
       return false;
-    }, 'the requeued job to run again', 60_000);
+    }, 'the requeued job to run again', 150_000); // at load ~2 the old run can take over a minute to complete
     await until(() => checkpointed(dir, 2), 'the second checkpoint');
     const output = join(dir, `slurm-${jobOf(first)}.out`);
     expect(readFileSync(output, 'utf8')).toMatch(/resumed from epoch 1 \(step 20\)/);
