@@ -77,7 +77,8 @@ export async function imageArms(
       hooks.log(`image arm ${arm}: ${recipe.steps} steps of ${recipe.batch} scenes x ${recipe.V} ${arm === 'good' ? 'renders' : 'crops'} on ${backend.name}`);
       const t0 = performance.now();
       let first: ImageStep | null = null, last: ImageStep | null = null;
-      const params = await trainImageJepa(recipe, arm === 'good' ? { pool, noise: recipe.views.noise } : firstRenders(pool), {
+      const renders0 = firstRenders(pool); // each scene's dataset render: the bad arm's crops and every arm's pooler fit
+      const params = await trainImageJepa(recipe, arm === 'good' ? { pool, noise: recipe.views.noise } : renders0, {
         onStep: (s) => {
           if (hooks.signal.aborted) throw hooks.cancelled();
           first ??= s;
@@ -88,7 +89,7 @@ export async function imageArms(
       });
       const shape = recipe.vit as ViTShape;
       const pooler = armPooler(world.imageSize / PATCH, shape.hidden, pool.n);
-      const bytes = await exportVitOnnx(shape, params, (await fitVitPooler(shape, params, firstRenders(pool), pooler)).head);
+      const bytes = await exportVitOnnx(shape, params, (await fitVitPooler(shape, params, renders0, pooler)).head);
       tf.dispose([...params.values()]);
       const f = first as ImageStep | null, l = last as ImageStep | null;
       if (!f || !l) throw new Error(`image arm ${arm}: no training steps ran`);

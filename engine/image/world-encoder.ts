@@ -191,11 +191,12 @@ export async function buildWorldEncoder(recipe: WorldEncoderRecipe = WORLD_ENCOD
   const f = first as ImageStep | null, l = last as ImageStep | null;
   if (!f || !l) throw new Error('world encoder: no training steps ran');
   const load1 = loadavg();
+  const digest = sha256(bytes);
   return {
     bytes,
-    sha256: sha256(bytes),
+    sha256: digest,
     manifest: {
-      sha256: sha256(bytes),
+      sha256: digest,
       bytes: bytes.length,
       recipe,
       onnx: { input: 'pixel_values', outputs: ['last_hidden_state', 'pooler_output'], embedding: 'pooler_output', layerNormEps: 1e-5, gelu: 'tanh' },
