@@ -326,6 +326,42 @@ describe.skipIf(noChromium)('experiment lab in the browser', () => {
     expect(await page.locator('#run-detail').evaluate((card) => card.scrollWidth <= card.clientWidth + 1)).toBe(true);
   });
 
+  it('keeps a dataset path typed while the dataset list is still on its way', async () => {
+    // The list's reply is held until the path is typed: when it lands it must not replace the typed text (it did,
+    // and Enter then opened the default world: the real-photo test waited minutes for a gallery that never came).
+    const typed = join(app.home, 'datasets', 'typed-world'); // listed after tiny-world, which the list would pick
+    generateWorld(typed, { seed: 3, splits: { train: 12, val: 6, test: 6 } });
+    const page = await app.page.context().newPage();
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const listCalls = new Set<number>();
+    await page.routeWebSocket(/\/api$/, (ws) => {
+      const server = ws.connectToServer();
+      ws.onMessage((m) => {
+        const msg = JSON.parse(String(m)) as { id: number; method: string };
+        if (msg.method === 'datasets') listCalls.add(msg.id);
+        server.send(m);
+      });
+      server.onMessage((m) => {
+        const msg = JSON.parse(String(m)) as { id?: number };
+        if (msg.id !== undefined && listCalls.has(msg.id)) void held.then(() => ws.send(m));
+        else ws.send(m);
+      });
+    });
+    await page.goto(app.url);
+    await page.locator('[data-nav="new"]').click();
+    await page.locator('#dataset-path').fill(typed);
+    await expect.poll(() => listCalls.size).toBeGreaterThan(0);
+    release();
+    await expect.poll(() => page.locator('#dataset option').allInnerTexts()).toEqual(expect.arrayContaining([expect.stringMatching(/^tiny-world/)]));
+    expect(await page.locator('#dataset-path').inputValue()).toBe(typed);
+    await page.locator('#dataset-path').press('Enter');
+    await expect.poll(() => page.locator('#dataset').inputValue()).toBe(typed);
+    await page.locator('.gallery [data-photo]').first().waitFor();
+    expect(await page.locator('.gallery').innerText()).toMatch(/of 24\b/);
+    await page.close();
+  });
+
   it('screens: every screen, light and dark, 1440 and 1024 wide', async () => {
     const { page } = app;
     const screens: [string, string, string][] = [
