@@ -29,7 +29,7 @@ export const ARM_COLOR: Record<string, string> = { good: '#0072B2', bad: '#D55E0
 export const armColor = (arm: string) => ARM_COLOR[arm] ?? '#E69F00';
 const ARM_ORDER = Object.keys(ARM_COLOR);
 // An arm's place in the paper's order (good, bad, ntp, pair-ntp); any other arm after them.
-export const armRank = (arm: string): number => (ARM_ORDER.includes(arm) ? ARM_ORDER.indexOf(arm) : ARM_ORDER.length);
+export const armRank = (arm: string): number => { const i = ARM_ORDER.indexOf(arm); return i < 0 ? ARM_ORDER.length : i; };
 export const isNtp = (arm: string) => arm === 'ntp' || arm === 'pair-ntp'; // their loss is a cross-entropy
 
 const key = (arm: string, seed: number) => `${arm}\u0000${seed}`;

@@ -2,18 +2,14 @@
 // wasm's one-accumulator Sum was 1e-2 / 1e-4 off; the norm (and so the clip scale) must hold to 1e-6.
 import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
+import { TrainRng } from '../../engine/models';
 import { clipGradients, initBackend } from '../../engine/train';
 
-// Seeded values in ±scale/2 (an LCG: the test needs no quality, only the same numbers each run).
-function values(n: number, seed: number, scale: number): Float32Array {
-  const x = new Float32Array(n);
-  let s = seed;
-  for (let i = 0; i < n; i++) {
-    s = (s * 1103515245 + 12345) % 2147483648;
-    x[i] = (s / 2147483648 - 0.5) * scale;
-  }
-  return x;
-}
+// Seeded values in ±scale/2 from the project's training stream.
+const values = (n: number, seed: number, scale: number): Float32Array => {
+  const rng = TrainRng.seeded(seed, 'clip-test');
+  return Float32Array.from({ length: n }, () => (rng.uniform() - 0.5) * scale);
+};
 
 describe('clipGradients', () => {
   it('gives the global norm to 1e-6 at minilm sizes, and scales every gradient to maxNorm', async () => {
