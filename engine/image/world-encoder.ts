@@ -16,7 +16,7 @@ import { InputError } from '../errors';
 import { readJson } from '../json-file';
 import { TrainRng, exportVitOnnx, initVit, vitForward, type Params, type PoolerHead, type ViTShape } from '../models';
 import { numPatches } from '../models/onnx';
-import { ImageJepaRecipe, firstRenders, initBackend, normalised, renderPool, trainImageJepa, type ImageSet, type ImageStep } from '../train';
+import { ImageJepaRecipe, firstRenders, initBackend, normalised, objectPool, renderPool, trainImageJepa, type ImageSet, type ImageStep } from '../train';
 import { type ProbeResult, pixelFeatures, probeAttributes } from './attribute-probe';
 import { embedImages } from './embed';
 import { openImageEncoder, sha256 } from './encoder';
@@ -28,14 +28,16 @@ export const WorldEncoderRecipe = z.object({
   // renders: the JEPA's views are that many renders of each scene state (good image views, the world's video: the
   // nuisance and drawing order re-drawn, plus pixel noise up to jepa.views.noise); absent: crops and colour changes
   // of the one render (jepa.views; bad image views, DINOv2's kind)
+  // objectRenders: that many renders of every object of those scenes drawn alone, for jepa.objects (both or neither)
   world: z.object({
     seed: z.number().int().nonnegative(), scenes: z.number().int().positive(), imageSize: z.number().int().positive(),
     renders: z.number().int().min(2).max(64).optional(),
+    objectRenders: z.number().int().min(2).max(64).optional(),
   }),
   jepa: ImageJepaRecipe,
   // the embedding (pooler_output): absent = the CLS token, as DINOv2; else whitened CLS + region means
   pooler: PoolerRecipe.optional(),
-});
+}).refine((r) => !r.world.objectRenders === !r.jepa.objects, { message: 'world.objectRenders and jepa.objects go together: object views need object renders' });
 export type WorldEncoderRecipe = z.infer<typeof WorldEncoderRecipe>;
 
 // Sized to build in ~15 min on one shared core (measured ~1.4 s/step at load ~3 on 2 cores). d = 64 matches the
@@ -167,13 +169,15 @@ export async function buildWorldEncoder(recipe: WorldEncoderRecipe = WORLD_ENCOD
   const backend = await initBackend('wasm');
   const log = hooks.log ?? (() => {});
   const w = recipe.world;
-  const pool = w.renders ? renderPool(w.seed, w.imageSize, drawScenes(w.seed, w.scenes).map((state, index) => ({ index, state })), w.renders) : null;
+  const scenes = drawScenes(w.seed, w.scenes).map((state, index) => ({ index, state }));
+  const pool = w.renders ? renderPool(w.seed, w.imageSize, scenes, w.renders) : null;
   const images = pool ? firstRenders(pool) : await worldImages(w.seed, w.scenes, w.imageSize);
-  const views = pool ? `renders of ${w.renders}` : 'crops';
+  const objects = w.objectRenders ? objectPool(w.seed, w.imageSize, scenes, w.objectRenders) : undefined;
+  const views = (pool ? `renders of ${w.renders}` : 'crops') + (objects ? `; + ${recipe.jepa.objects?.views} views of ${recipe.jepa.batch} of ${objects.n} objects drawn alone (renders of ${objects.renders})` : '');
   log(`${images.n} world scenes (seed ${w.seed}) rendered in ${((performance.now() - t0) / 1000).toFixed(1)} s; training ${recipe.jepa.steps} steps of ${recipe.jepa.batch} images x ${recipe.jepa.V} views (${views}) on ${backend.name}`);
   let first: ImageStep | null = null, last: ImageStep | null = null;
   const tTrain = performance.now();
-  const params = await trainImageJepa(recipe.jepa, pool ? { pool, noise: recipe.jepa.views.noise } : images, {
+  const params = await trainImageJepa(recipe.jepa, { ...(pool ? { pool, noise: recipe.jepa.views.noise } : images), objects }, {
     onStep: (s) => {
       first ??= s;
       last = s;

@@ -1,6 +1,7 @@
 // The image JEPA: a small ViT (engine/models/vit.ts) trained with the LeJEPA loss on views of unlabelled images,
 // no captions anywhere: invariance of every view's projection to the images' mean projection + λ·SIGReg over all
-// V·B projections (stable-pretraining's form, every view global). AdamW, warmup + cosine, seeded streams.
+// V·B projections (stable-pretraining's form, every view global); optionally a second LeJEPA term, the same loss on
+// object-level views (renders of one object drawn alone, render-views.ts objectPool). AdamW, warmup + cosine, seeded streams.
 import * as tf from '@tensorflow/tfjs';
 import { z } from 'zod';
 import { SP_GRID } from '../metrics';
@@ -33,6 +34,9 @@ export const ImageJepaRecipe = z.object({
   slices: z.number().int().positive(),
   clip: z.number().positive().nullable(),
   seed: z.number().int().nonnegative(),
+  // object-level views: each step also takes `views` renders of `batch` random objects of the training scenes, each
+  // drawn alone anywhere in the image, and adds weight x their LeJEPA loss (the same projector, λ and directions)
+  objects: z.object({ views: z.number().int().min(2), weight: z.number().positive() }).optional(),
 });
 export type ImageJepaRecipe = z.infer<typeof ImageJepaRecipe>;
 
@@ -46,11 +50,17 @@ export function initImageJepa(r: ImageJepaRecipe): Params {
   return p;
 }
 
-// One step's loss on `pixels` = V views of B images, [V·B, 3, S, S] view-major; every view is global.
-export function imageJepaLoss(r: ImageJepaRecipe, p: Params, pixels: Float32Array, B: number, directionsKey: number): JepaParts {
-  const { cls } = vitForward(r.vit as ViTShape, p, pixels, r.V * B); // [V·B, D]
+// One step's loss on `pixels` = V views of B images, [V·B, 3, S, S] view-major; every view is global. With
+// `objectPixels` (r.objects.views views of B objects, the same layout) + weight x the same loss on those; inv and
+// sigreg are then the two terms' weighted sums, so loss = inv + λ·sigreg still holds.
+export function imageJepaLoss(r: ImageJepaRecipe, p: Params, pixels: Float32Array, B: number, directionsKey: number, objectPixels?: Float32Array): JepaParts {
   const L: JepaLoss = { variant: 'sp', lamb: r.lamb, slices: r.slices, grid: SP_GRID, worldSize: 1 };
-  return lejepaLoss(project(r.projector, p, cls), r.V, L, directionsKey, r.V);
+  const term = (px: Float32Array, V: number) => lejepaLoss(project(r.projector, p, vitForward(r.vit as ViTShape, p, px, V * B).cls), V, L, directionsKey, V);
+  const scenes = term(pixels, r.V);
+  if (!objectPixels || !r.objects) return scenes;
+  const objects = term(objectPixels, r.objects.views);
+  const w = r.objects.weight;
+  return { loss: tf.add(scenes.loss, tf.mul(objects.loss, w)), inv: tf.add(scenes.inv, tf.mul(objects.inv, w)), sigreg: tf.add(scenes.sigreg, tf.mul(objects.sigreg, w)) };
 }
 
 // The image order of epoch e and the views of step s come from streams keyed by (seed, purpose, counter).
@@ -63,12 +73,21 @@ export function stepImages(r: ImageJepaRecipe, n: number, step: number): Int32Ar
 }
 
 // Where a step's views come from: crops and colour changes of one image each (r.views; the shipped world encoder's
-// and the 2x2 experiment's "bad" image arm), or renders of the same scene state ({ pool, noise }: the "good" arm).
-export type ViewSource = ImageSet | { pool: RenderPool; noise: number };
+// and the 2x2 experiment's "bad" image arm), or renders of the same scene state ({ pool, noise }: the "good" arm);
+// objects: the object-level renders r.objects draws from (required with r.objects, pixel noise U(0, r.views.noise)).
+export type ViewSource = (ImageSet | { pool: RenderPool; noise: number }) & { objects?: RenderPool };
 const sourceSize = (s: ViewSource) => ('pool' in s ? s.pool.n : s.n);
+
+// Step s's object views: r.batch objects drawn uniformly (with replacement) from the pool, r.objects.views renders each.
+function objectViewBatch(r: ImageJepaRecipe, views: number, objects: RenderPool, step: number): Float32Array {
+  const rng = TrainRng.seeded(r.seed, 'object-views', step);
+  const ids = Int32Array.from({ length: r.batch }, () => rng.int(0, objects.n - 1));
+  return renderViewBatch(objects, ids, views, r.views.noise, rng);
+}
 
 // r.steps AdamW steps from initImageJepa(r); returns the trained parameters (ViT + projector).
 export async function trainImageJepa(r: ImageJepaRecipe, images: ViewSource, hooks: ImageJepaHooks = {}): Promise<Params> {
+  if (!r.objects !== !images.objects) throw new Error(`image JEPA: ${r.objects ? 'the recipe asks for object views but no object renders were given' : 'object renders were given but the recipe has no objects'}`);
   const params = initImageJepa(r);
   const opt = createAdamW(params, r.weightDecay);
   const sched: Schedule = { lr: r.lr, warmupSteps: r.warmupSteps, warmupStart: 0.01, minLr: r.minLr, totalSteps: r.steps };
@@ -77,8 +96,9 @@ export async function trainImageJepa(r: ImageJepaRecipe, images: ViewSource, hoo
     const ids = stepImages(r, sourceSize(images), step);
     const rng = TrainRng.seeded(r.seed, 'image-views', step);
     const pixels = 'pool' in images ? renderViewBatch(images.pool, ids, r.V, images.noise, rng) : imageViewBatch(images, ids, r.V, r.views, rng);
+    const objectPixels = r.objects && images.objects ? objectViewBatch(r, r.objects.views, images.objects, step) : undefined;
     const lr = lrAt(sched, step);
-    const { values, gradNorm, finite } = await optimizerStep(opt, params, () => imageJepaLoss(r, params, pixels, r.batch, step), r.clip, lr);
+    const { values, gradNorm, finite } = await optimizerStep(opt, params, () => imageJepaLoss(r, params, pixels, r.batch, step, objectPixels), r.clip, lr);
     if (!finite) throw new Error(`image JEPA diverged at step ${step}: loss ${values.loss}, gradient norm ${gradNorm}`);
     hooks.onStep?.({ step, ...values, lr, gradNorm, seconds: (performance.now() - t0) / 1000 });
     await new Promise((res) => setImmediate(res));

@@ -1,7 +1,7 @@
 // Views for the image JEPA that are other renderings of the same world state (the paper's "good" image views: frames
 // of one clip, not crops of one frame): the V views of an image are V different renders from its pool of K, each
 // with light Gaussian pixel noise, then ImageNet mean/std as the crop views (image-views.ts) are normalised.
-import { renderScenePixels, type Scene } from '../data';
+import { renderObjectPixels, renderScenePixels, type Scene } from '../data';
 import type { TrainRng } from '../models';
 import { IMAGENET_MEAN, IMAGENET_STD, type ImageSet } from './image-views';
 
@@ -10,17 +10,27 @@ export type RenderPool = { n: number; renders: number; side: number; data: Uint8
 
 /** K renders of each scene (its index in the world `seed` and its state) as bytes: render k is view k of the scene
  *  (engine/data/world: view 0 is the dataset's PNG, views k > 0 re-draw the nuisance and the drawing order). */
-export function renderPool(seed: number, side: number, scenes: readonly { index: number; state: Scene }[], K: number): RenderPool {
+export const renderPool = (seed: number, side: number, scenes: readonly { index: number; state: Scene }[], K: number): RenderPool =>
+  poolOf(scenes.length, K, side, (i, k) => renderScenePixels(scenes[i].state, side, seed, scenes[i].index, k));
+
+/** K renders of every object of the scenes, each drawn alone on its scene's background (renderObjectPixels), as a
+ *  pool over the objects in scene order: the image JEPA's object-level views. */
+export function objectPool(seed: number, side: number, scenes: readonly { index: number; state: Scene }[], K: number): RenderPool {
+  const objects = scenes.flatMap(({ index, state }) => state.objects.map((_, j) => ({ index, state, j })));
+  return poolOf(objects.length, K, side, (i, k) => renderObjectPixels(objects[i].state, side, seed, objects[i].index, objects[i].j, k));
+}
+
+// K renders of each of n items: render(i, k) gives RGBA bytes [S, S, 4], stored CHW at (i·K + k)·3S².
+function poolOf(n: number, K: number, side: number, render: (i: number, k: number) => Uint8ClampedArray): RenderPool {
   const plane = side * side, per = 3 * plane;
-  const data = new Uint8Array(scenes.length * K * per);
-  scenes.forEach(({ index, state }, i) => {
+  const data = new Uint8Array(n * K * per);
+  for (let i = 0; i < n; i++)
     for (let k = 0; k < K; k++) {
-      const rgba = renderScenePixels(state, side, seed, index, k); // [S, S, 4]
+      const rgba = render(i, k);
       const o = (i * K + k) * per;
       for (let q = 0; q < plane; q++) for (let c = 0; c < 3; c++) data[o + c * plane + q] = rgba[4 * q + c];
     }
-  });
-  return { n: scenes.length, renders: K, side, data };
+  return { n, renders: K, side, data };
 }
 
 /** Render 0 of each scene in [0, 1] (the crop views' input). */

@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { createCanvas, loadImage } from '@napi-rs/canvas';
 import { describe, expect, it } from 'vitest';
-import { drawScenes, renderScene, renderScenePixels, renderSceneView } from '../../engine/data';
+import { drawScenes, renderObjectPixels, renderScene, renderScenePixels, renderSceneView } from '../../engine/data';
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const scenes = drawScenes(7, 24);
@@ -57,5 +57,48 @@ describe('world scene views', () => {
     }
     expect(same).toBeGreaterThan(0);
     expect(same / 12).toBeLessThan((0.5 * other) / 12);
+  });
+});
+
+// Object-level views: one object of a scene drawn alone, anywhere. Pixels that differ from the background by more than
+// pixel noise could (sd 6 per channel) form one compact blob no wider than the largest object, and the blob moves.
+describe('world object views', () => {
+  const S = 64, cell = S / 3;
+  const multi = scenes.findIndex((sc) => sc.objects.length === 3);
+  const bgOf = (px: Uint8ClampedArray) => [0, 1, 2].map((c) => { // the background colour: the median of each channel
+    const v = Array.from({ length: S * S }, (_, q) => px[4 * q + c]).sort((a, b) => a - b);
+    return v[(S * S) >> 1];
+  });
+  function blob(px: Uint8ClampedArray): { n: number; cx: number; cy: number; reach: number } {
+    const bg = bgOf(px), pts: [number, number][] = [];
+    for (let q = 0; q < S * S; q++) if ([0, 1, 2].some((c) => Math.abs(px[4 * q + c] - bg[c]) > 40)) pts.push([q % S, Math.floor(q / S)]);
+    const cx = pts.reduce((s, p) => s + p[0], 0) / pts.length, cy = pts.reduce((s, p) => s + p[1], 0) / pts.length;
+    return { n: pts.length, cx, cy, reach: Math.max(...pts.map(([x, y]) => Math.hypot(x - cx, y - cy))) };
+  }
+
+  it('draws one object alone, a different place per view, deterministic per (seed, scene, object, view)', () => {
+    expect(multi).toBeGreaterThanOrEqual(0);
+    const px = (j: number, view: number) => Buffer.from(renderObjectPixels(scenes[multi], S, 7, multi, j, view));
+    expect(px(1, 2).equals(px(1, 2))).toBe(true);
+    expect(px(1, 2).equals(px(1, 3))).toBe(false);
+    expect(px(0, 2).equals(px(1, 2))).toBe(false);
+    const largest = 0.44 * cell * 1.08 + 2; // the large radius at the top of its scale nuisance, + the rim
+    for (let j = 0; j < 3; j++) {
+      const blobs = [0, 1, 2, 3, 4, 5].map((v) => blob(renderObjectPixels(scenes[multi], S, 7, multi, j, v)));
+      for (const b of blobs) {
+        expect(b.n).toBeGreaterThan(10);
+        expect(b.reach).toBeLessThan(largest);
+      }
+      const spread = Math.max(...blobs.map((b) => b.cx)) - Math.min(...blobs.map((b) => b.cx)) + Math.max(...blobs.map((b) => b.cy)) - Math.min(...blobs.map((b) => b.cy));
+      expect(spread).toBeGreaterThan(cell); // not held in its grid cell (the scene renders move it by ±0.1 cell)
+    }
+    // the scene render with all three objects is not one blob
+    expect(blob(renderScenePixels(scenes[multi], S, 7, multi, 1)).reach).toBeGreaterThan(largest);
+  });
+
+  it('keeps the scene renders as they were, and names a missing object', () => {
+    renderObjectPixels(scenes[multi], S, 7, multi, 0, 0);
+    expect(sha(renderScene(scenes[0], 64, 7, 0))).toBe('c87cd521e6efa623edde6e17f99482613941aac406dae008f187ce081e1b3298');
+    expect(() => renderObjectPixels(scenes[multi], S, 7, multi, 3, 0)).toThrow(/3 objects, not object 3/);
   });
 });

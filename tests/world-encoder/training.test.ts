@@ -1,10 +1,10 @@
 // Image-JEPA training is a pure function of (recipe, images): same seed, same bytes; the loss goes down. The world
-// encoder's build too, with crop views or with good image views (renders of one scene state).
+// encoder's build too, with crop views, with good image views (renders of one scene state), or with object views.
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { exportVitOnnx, type ViTShape } from '../../engine/models';
 import { initBackend, trainImageJepa, type ImageJepaRecipe, type ImageSet, type ImageStep } from '../../engine/train';
-import { buildWorldEncoder, worldImages, type WorldEncoderRecipe } from '../../engine/image';
+import { WorldEncoderRecipe, buildWorldEncoder, worldImages } from '../../engine/image';
 
 let images: ImageSet;
 const recipe: ImageJepaRecipe = {
@@ -59,5 +59,20 @@ describe('world encoder build', () => {
     // the exported graph computes what tfjs trained (and the head what the JS head computes on tfjs's tokens)
     expect(a.manifest.parity.maxAbsDiffPooler).toBeLessThan(1e-4);
     expect(a.manifest.parity.maxAbsDiffTokens).toBeLessThan(1e-4);
+  }, 180_000);
+
+  it('is deterministic with object views (objects drawn alone), which change what is learnt; the recipe needs both halves', async () => {
+    const obj: WorldEncoderRecipe = { world: { ...world.world, objectRenders: 3 }, jepa: { ...world.jepa, objects: { views: 2, weight: 0.5 } } };
+    const a = await buildWorldEncoder(obj);
+    const b = await buildWorldEncoder(obj);
+    expect(b.sha256).toBe(a.sha256);
+    expect(b.manifest.loss).toEqual(a.manifest.loss);
+    expect(a.sha256).not.toBe((await buildWorldEncoder(world)).sha256);
+    // the logged parts are the two terms' weighted sums: loss = inv + λ·sigreg still
+    const { last, lastInv, lastSigreg } = a.manifest.loss;
+    expect(last).toBeCloseTo(lastInv + world.jepa.lamb * lastSigreg, 5);
+    expect(WorldEncoderRecipe.safeParse({ ...obj, world: world.world }).success).toBe(false);
+    expect(WorldEncoderRecipe.safeParse({ ...obj, jepa: world.jepa }).success).toBe(false);
+    await expect(trainImageJepa(obj.jepa, images)).rejects.toThrow(/no object renders were given/);
   }, 180_000);
 });

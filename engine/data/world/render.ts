@@ -4,7 +4,7 @@
 import { createCanvas, type Canvas, type SKRSContext2D } from '@napi-rs/canvas';
 import type { Background, Colour, Shape, Size } from './lexicon';
 import { WorldRng } from './rng';
-import type { Scene } from './scene';
+import type { Scene, SceneObject } from './scene';
 
 type RGB = readonly [number, number, number];
 const COLOUR_RGB: Record<Colour, RGB> = {
@@ -88,24 +88,50 @@ export function renderScenePixels(scene: Scene, size: number, seed: number, inde
   return draw(scene, size, viewRng(seed, index, view), view > 0);
 }
 
-// Draws the scene on the size's canvas and returns its pixels (RGBA, after the pixel noise).
+// An object's place in one render: centre (x, y) and radius r in px, rotation in radians.
+type Placed = { o: SceneObject; x: number; y: number; r: number; angle: number };
+
+// Draws the scene on the size's canvas and returns its pixels (RGBA, after the pixel noise). The draws are taken in
+// the order light, then per object shift x, shift y, scale, rotation, then noise: the order the dataset's PNGs keep.
 function draw(scene: Scene, size: number, rng: WorldRng, shuffle: boolean): Uint8ClampedArray {
-  let canvas = canvases.get(size);
-  if (!canvas) canvases.set(size, (canvas = createCanvas(size, size)));
-  const ctx = canvas.getContext('2d');
   const cell = size / 3;
   const objects = shuffle ? rng.shuffled(scene.objects) : scene.objects;
   const light = 1 + rng.between(-IMAGE_NUISANCE.brightness, IMAGE_NUISANCE.brightness);
-  ctx.setTransform(1, 0, 0, 1, 0, 0);
-  ctx.fillStyle = css(BACKGROUND_RGB[scene.background], light);
-  ctx.fillRect(0, 0, size, size);
-  for (const o of objects) {
+  const placed = objects.map((o): Placed => {
     const [row, col] = [Math.floor(o.cell / 3), o.cell % 3];
     const x = (col + 0.5 + rng.between(-IMAGE_NUISANCE.shift, IMAGE_NUISANCE.shift)) * cell;
     const y = (row + 0.5 + rng.between(-IMAGE_NUISANCE.shift, IMAGE_NUISANCE.shift)) * cell;
     const r = SIZE_RADIUS[o.size] * cell * (1 + rng.between(-IMAGE_NUISANCE.scale, IMAGE_NUISANCE.scale));
+    return { o, x, y, r, angle: rng.between(-IMAGE_NUISANCE.rotation, IMAGE_NUISANCE.rotation) };
+  });
+  return paint(size, scene.background, light, placed, rng);
+}
+
+/** Object `object` of scene `index` drawn alone on the scene's background, render `view`, as RGBA bytes [size, size, 4]:
+ *  its own shape, colour and size class anywhere in the image (centre uniform, the object kept inside; not bound to
+ *  its cell) with the renderer's scale, rotation, brightness and noise nuisance. The image JEPA's object-level good
+ *  views: renders of one object's state, where only what the object is stays the same. Stream (seed, 6, index, object, view). */
+export function renderObjectPixels(scene: Scene, size: number, seed: number, index: number, object: number, view: number): Uint8ClampedArray {
+  const o = scene.objects[object];
+  if (!o) throw new Error(`scene ${index} has ${scene.objects.length} objects, not object ${object}`);
+  const rng = new WorldRng(seed, 6, index, object, view);
+  const light = 1 + rng.between(-IMAGE_NUISANCE.brightness, IMAGE_NUISANCE.brightness);
+  const r = SIZE_RADIUS[o.size] * (size / 3) * (1 + rng.between(-IMAGE_NUISANCE.scale, IMAGE_NUISANCE.scale));
+  const [x, y] = [rng.between(r + 1, size - r - 1), rng.between(r + 1, size - r - 1)];
+  return paint(size, scene.background, light, [{ o, x, y, r, angle: rng.between(-IMAGE_NUISANCE.rotation, IMAGE_NUISANCE.rotation) }], rng);
+}
+
+// Fills the background, draws the placed objects in order, adds pixel noise from rng; RGBA bytes of the size's canvas.
+function paint(size: number, background: Background, light: number, placed: readonly Placed[], rng: WorldRng): Uint8ClampedArray {
+  let canvas = canvases.get(size);
+  if (!canvas) canvases.set(size, (canvas = createCanvas(size, size)));
+  const ctx = canvas.getContext('2d');
+  ctx.setTransform(1, 0, 0, 1, 0, 0);
+  ctx.fillStyle = css(BACKGROUND_RGB[background], light);
+  ctx.fillRect(0, 0, size, size);
+  for (const { o, x, y, r, angle } of placed) {
     ctx.setTransform(1, 0, 0, 1, x, y);
-    ctx.rotate(rng.between(-IMAGE_NUISANCE.rotation, IMAGE_NUISANCE.rotation));
+    ctx.rotate(angle);
     ctx.beginPath();
     tracePath(ctx, o.shape, r);
     ctx.fillStyle = css(COLOUR_RGB[o.colour], light);
