@@ -169,7 +169,8 @@ export async function buildWorldEncoder(recipe: WorldEncoderRecipe = WORLD_ENCOD
   const backend = await initBackend('wasm');
   const log = hooks.log ?? (() => {});
   const w = recipe.world;
-  const scenes = drawScenes(w.seed, w.scenes).map((state, index) => ({ index, state }));
+  // the scene states, for the render pools only (the crop path's worldImages draws its own)
+  const scenes = w.renders || w.objectRenders ? drawScenes(w.seed, w.scenes).map((state, index) => ({ index, state })) : [];
   const pool = w.renders ? renderPool(w.seed, w.imageSize, scenes, w.renders) : null;
   const images = pool ? firstRenders(pool) : await worldImages(w.seed, w.scenes, w.imageSize);
   const objects = w.objectRenders ? objectPool(w.seed, w.imageSize, scenes, w.objectRenders) : undefined;
