@@ -16,7 +16,7 @@ import { InputError } from '../errors';
 import { readJson } from '../json-file';
 import { TrainRng, exportVitOnnx, initVit, vitForward, type Params, type PoolerHead, type ViTShape } from '../models';
 import { numPatches } from '../models/onnx';
-import { ImageJepaRecipe, firstRenders, initBackend, normalised, objectPool, renderPool, trainImageJepa, type ImageSet, type ImageStep } from '../train';
+import { ImageJepaRecipe, calibrateStemOn, firstRenders, initBackend, normalised, objectPool, renderPool, trainImageJepa, type ImageSet, type ImageStep } from '../train';
 import { type ProbeResult, pixelFeatures, probeAttributes } from './attribute-probe';
 import { embedImages } from './embed';
 import { openImageEncoder, sha256 } from './encoder';
@@ -260,8 +260,10 @@ export async function probeWorldEncoder(onnxPath: string, recipe: WorldEncoderRe
     const shape = recipe.jepa.vit as ViTShape;
     const randomPath = join(tmp, 'random-init.onnx');
     const rnd = initVit(shape, TrainRng.seeded(recipe.jepa.seed, 'image-jepa-init'), recipe.jepa.posStd);
-    // the random-init ViT gets its own pooler, fitted the same way: the comparison is of the trained weights
-    const own = recipe.pooler ? (await fitVitPooler(shape, rnd, await worldImages(recipe.world.seed, recipe.pooler.scenes, recipe.world.imageSize), recipe.pooler)).head : undefined;
+    // the random-init ViT gets its own pooler (and stem statistics), fitted the same way: the comparison is of the trained weights
+    const seen = recipe.pooler || shape.stem ? await worldImages(recipe.world.seed, recipe.pooler?.scenes ?? 1000, recipe.world.imageSize) : null;
+    if (shape.stem && seen) await calibrateStemOn(shape.stem, rnd, seen);
+    const own = recipe.pooler && seen ? (await fitVitPooler(shape, rnd, seen, recipe.pooler)).head : undefined;
     writeFileSync(randomPath, await exportVitOnnx(shape, rnd, own));
     tf.dispose([...rnd.values()]);
     const random = await embed(randomPath);

@@ -1,8 +1,10 @@
 // A small ViT in tfjs: patch embedding + CLS + learned positions feeding the text encoder's transformer blocks
 // (encodeBlocks, pre-LN + final LN), and its export to the HF Dinov2 ONNX layout (buildVitOnnx), so a model trained
-// here runs through exactly the path a real DINOv2 does. Names: patch.w [3p², D] (rows in (c, ky, kx) order),
-// patch.b [D], cls [1, D], pos [1+P, D], then the blocks' h{l}.* and lnf.
+// here runs through exactly the path a real DINOv2 does. Names: patch.w [3p², D] (rows in (c, ky, kx) order), or
+// [C_last, D] after a conv stem (conv-stem.ts: stem{l}.*), patch.b [D], cls [1, D], pos [1+P, D], then the blocks'
+// h{l}.* and lnf.
 import * as tf from '@tensorflow/tfjs';
+import { type BatchNormMode, foldStem, initStem, missingParam, stemForward } from './conv-stem';
 import { encodeBlocks, initBlocks, type Params } from './encoder';
 import { linear } from './matmul';
 import { buildVitOnnx, numPatches, type PoolerHead, type VitConfig, type VitWeights } from './onnx';
@@ -10,7 +12,10 @@ import type { EncoderConfig } from './presets';
 import type { TrainRng } from './rng';
 
 // The ONNX-side shape with the tfjs transformer's choices pinned: tanh GELU, LN eps 1e-5 (tf's layerNorm default).
-export type ViTShape = Pick<VitConfig, 'imageSize' | 'patchSize' | 'hidden' | 'depth' | 'heads' | 'mlp'>;
+export type ViTShape = Pick<VitConfig, 'imageSize' | 'patchSize' | 'hidden' | 'depth' | 'heads' | 'mlp' | 'stem'>;
+
+// Inputs per patch row of patch.w: the pixels of a p x p patch, or the conv stem's last width.
+const patchInputs = (v: ViTShape): number => (v.stem ? v.stem[v.stem.length - 1] : 3 * v.patchSize ** 2);
 
 export const vitOnnxConfig = (v: ViTShape): VitConfig => ({ ...v, layerNormEps: 1e-5, gelu: 'tanh' });
 
@@ -23,7 +28,8 @@ export const vitBlocks = (v: ViTShape, projector: EncoderConfig['projector']): E
 // patch content (~0.6 std): the CLS of such a ViT carries no object position, before or after training.
 export function initVit(v: ViTShape, rng: TrainRng, posStd: number): Params {
   const p: Params = new Map();
-  const D = v.hidden, fanIn = 3 * v.patchSize ** 2, bound = 1 / Math.sqrt(fanIn);
+  if (v.stem) initStem(v.stem, rng, p); // drawn first; a ViT without a stem draws what it always did
+  const D = v.hidden, fanIn = patchInputs(v), bound = 1 / Math.sqrt(fanIn);
   const draw = (n: number, f: () => number) => Float32Array.from({ length: n }, f);
   // patch projection: torch Conv2d's default init, U(±1/√fan_in); CLS N(0, .02) as ViT/DINOv2.
   p.set('patch.w', tf.variable(tf.tensor2d(draw(fanIn * D, () => (2 * rng.uniform() - 1) * bound), [fanIn, D]), true));
@@ -54,10 +60,12 @@ export function patchify(pixels: Float32Array, n: number, v: Pick<ViTShape, 'ima
 }
 
 // pixels [n, 3, S, S] -> { tokens: [n·(1+P), D] after the final LN (= last_hidden_state rows), cls: [n, D] (= pooler_output) }.
-export function vitForward(v: ViTShape, p: Params, pixels: Float32Array, n: number): { tokens: tf.Tensor2D; cls: tf.Tensor2D } {
+// bn: how a conv stem's BatchNorms normalise ('batch' while training; the exported graph is 'population').
+export function vitForward(v: ViTShape, p: Params, pixels: Float32Array, n: number, bn: BatchNormMode = 'population'): { tokens: tf.Tensor2D; cls: tf.Tensor2D } {
   const P = numPatches(v), T = 1 + P, D = v.hidden;
   const get = (k: string) => p.get(k) as tf.Tensor2D;
-  const emb = linear(tf.tensor2d(patchify(pixels, n, v), [n * P, 3 * v.patchSize ** 2]), get('patch.w'), p.get('patch.b') as tf.Tensor1D); // [n·P, D]
+  const rows = v.stem ? stemForward(v.stem, p, pixels, n, v.imageSize, bn) : tf.tensor2d(patchify(pixels, n, v), [n * P, patchInputs(v)]);
+  const emb = linear(rows, get('patch.w'), p.get('patch.b') as tf.Tensor1D); // [n·P, D]
   // rows of [cls; emb] in token order: image i's row 0 is the CLS (index 0), row 1+j its patch j (index 1 + i·P + j)
   const order = new Int32Array(n * T), posRow = new Int32Array(n * T);
   for (let i = 0; i < n; i++)
@@ -81,7 +89,8 @@ const transpose = (a: Float32Array, r: number, c: number): Float32Array => {
 };
 
 // tfjs parameters -> HF Dinov2 tensors: Linear weights [in, out] -> [out, in]; qkv [D, 3D] split into query/key/value
-// column blocks; patch.w [3p², D] -> Conv weight [D, 3, p, p] (= its transpose, rows already (c, ky, kx));
+// column blocks; patch.w [3p², D] -> Conv weight [D, 3, p, p] (= its transpose, rows already (c, ky, kx)), or after a
+// stem [C_last, D] -> the 1x1 Conv [D, C_last, 1, 1], the stem's convs with their BatchNorms folded in;
 // LayerScale, which this ViT does not have, exported as ones.
 export async function vitWeights(v: ViTShape, p: Params): Promise<VitWeights> {
   const D = v.hidden, M = v.mlp;
@@ -89,13 +98,14 @@ export async function vitWeights(v: ViTShape, p: Params): Promise<VitWeights> {
   const read = new Map(await Promise.all([...p].map(async ([k, t]) => [k, (await t.data()) as Float32Array] as const)));
   const data = (k: string): Float32Array => {
     const t = read.get(k);
-    if (!t) throw new Error(`ViT parameter ${k} missing`);
+    if (!t) throw missingParam(k);
     return t;
   };
   const w: VitWeights = {
     'embeddings.cls_token': data('cls').slice(),
     'embeddings.position_embeddings': data('pos').slice(),
-    'embeddings.patch_embeddings.projection.weight': transpose(data('patch.w'), 3 * v.patchSize ** 2, D),
+    ...(v.stem ? foldStem(v.stem, data) : {}),
+    'embeddings.patch_embeddings.projection.weight': transpose(data('patch.w'), patchInputs(v), D),
     'embeddings.patch_embeddings.projection.bias': data('patch.b').slice(),
     'layernorm.weight': data('lnf.g').slice(),
     'layernorm.bias': data('lnf.b').slice(),

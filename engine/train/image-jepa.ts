@@ -5,9 +5,9 @@
 import * as tf from '@tensorflow/tfjs';
 import { z } from 'zod';
 import { SP_GRID } from '../metrics';
-import { ProjectorConfig, TrainRng, initProjector, initVit, project, vitForward, type Params, type ViTShape } from '../models';
-import { ImageSet, ViewRecipe, imageViewBatch } from './image-views';
-import { renderViewBatch, type RenderPool } from './render-views';
+import { ProjectorConfig, TrainRng, calibrateStem, initProjector, initVit, project, vitForward, type Params, type ViTShape } from '../models';
+import { ImageSet, ViewRecipe, imageViewBatch, normalised } from './image-views';
+import { firstRenders, renderViewBatch, type RenderPool } from './render-views';
 import { lejepaLoss, type JepaLoss, type JepaParts } from './lejepa';
 import { createAdamW, lrAt, optimizerStep, type Schedule } from './optimizer';
 
@@ -19,7 +19,9 @@ export const ImageJepaRecipe = z.object({
     depth: z.number().int().positive(),
     heads: z.number().int().positive(),
     mlp: z.number().int().positive(),
-  }),
+    // a conv stem of these widths in place of the patch embedding (3x3 stride-2 convs, BatchNorm, ReLU; engine/models/conv-stem.ts)
+    stem: z.array(z.number().int().positive()).min(1).max(5).optional(),
+  }).refine((v) => !v.stem || 2 ** v.stem.length === v.patchSize, { message: 'a conv stem of k stride-2 convs needs patchSize 2^k' }),
   posStd: z.number().positive(), // init std of the ViT's position table (see initVit)
   projector: ProjectorConfig,
   views: ViewRecipe,
@@ -55,7 +57,7 @@ export function initImageJepa(r: ImageJepaRecipe): Params {
 // sigreg are then the two terms' weighted sums, so loss = inv + λ·sigreg still holds.
 export function imageJepaLoss(r: ImageJepaRecipe, p: Params, pixels: Float32Array, B: number, directionsKey: number, objectPixels?: Float32Array): JepaParts {
   const L: JepaLoss = { variant: 'sp', lamb: r.lamb, slices: r.slices, grid: SP_GRID, worldSize: 1 };
-  const term = (px: Float32Array, V: number) => lejepaLoss(project(r.projector, p, vitForward(r.vit as ViTShape, p, px, V * B).cls), V, L, directionsKey, V);
+  const term = (px: Float32Array, V: number) => lejepaLoss(project(r.projector, p, vitForward(r.vit as ViTShape, p, px, V * B, 'batch').cls), V, L, directionsKey, V);
   const scenes = term(pixels, r.V);
   if (!objectPixels || !r.objects) return scenes;
   const objects = term(objectPixels, r.objects.views);
@@ -85,7 +87,15 @@ function objectViewBatch(r: ImageJepaRecipe, views: number, objects: RenderPool,
   return renderViewBatch(objects, ids, views, r.views.noise, rng);
 }
 
-// r.steps AdamW steps from initImageJepa(r); returns the trained parameters (ViT + projector).
+// A conv stem's BatchNorm statistics: measured after the last step on the first 1,000 of the training images,
+// un-augmented (the scenes as the dataset renders them).
+export async function calibrateStemOn(stem: number[], params: Params, src: ImageSet): Promise<void> {
+  const n = Math.min(1000, src.n);
+  await calibrateStem(stem, params, normalised(src, Array.from({ length: n }, (_, i) => i)), n, src.side);
+}
+
+// r.steps AdamW steps from initImageJepa(r); returns the trained parameters (ViT + projector; with a conv stem, its
+// population statistics).
 export async function trainImageJepa(r: ImageJepaRecipe, images: ViewSource, hooks: ImageJepaHooks = {}): Promise<Params> {
   if (!r.objects !== !images.objects) throw new Error(`image JEPA: ${r.objects ? 'the recipe asks for object views but no object renders were given' : 'object renders were given but the recipe has no objects'}`);
   const params = initImageJepa(r);
@@ -104,5 +114,6 @@ export async function trainImageJepa(r: ImageJepaRecipe, images: ViewSource, hoo
     await new Promise((res) => setImmediate(res));
   }
   tf.dispose([...opt.m.values(), ...opt.v.values()]);
+  if (r.vit.stem) await calibrateStemOn(r.vit.stem, params, 'pool' in images ? firstRenders(images.pool) : images);
   return params;
 }

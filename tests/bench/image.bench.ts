@@ -1,5 +1,6 @@
 // Image encoder throughput: onnxruntime-node (CPU) vs PyTorch eager (Debian torch, same weights, same input) on
-// DINOv2-layout ViTs at batch 1 and 16. Each side runs in its own process so its peak RSS is its own.
+// DINOv2-layout ViTs at batch 1 and 16. Each side runs in its own process so its peak RSS is its own. And the conv
+// stem's training step (tfjs wasm im2col vs torch Conv2d), what a world-encoder build with a stem pays.
 // Run as `npm run bench -- image`; the file re-runs itself as the ORT worker (`tsx image.bench.ts --ort ...`).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -7,9 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createCanvas } from '@napi-rs/canvas';
+import * as tf from '@tensorflow/tfjs';
 import * as ort from 'onnxruntime-node';
 import { Preprocessor, decodeImage, resolveSpec } from '../../engine/image';
+import { TrainRng, initVit } from '../../engine/models';
+import { stemForward } from '../../engine/models/conv-stem';
 import { VIT_S14, VitConfig, buildVitOnnx, decodeModel, randomVitWeights, vitWeightShapes } from '../../engine/models/onnx';
+import { initBackend } from '../../engine/train';
 import type { BenchSuite } from './run';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -47,7 +52,9 @@ function writeTorchWeights(modelFile: string, dir: string): VitConfig {
   const tensors: { name: string; shape: number[]; offset: number }[] = [];
   const parts: Uint8Array[] = [];
   let offset = 0;
-  for (const [name, shape] of Object.entries(vitWeightShapes(config))) {
+  // the ViT's tensors, then the embedding head where the graph has one (the world encoder's whitened read-out)
+  const head = ['pooler.pool', 'pooler.weight', 'pooler.bias'].flatMap((k) => (inits.has(k) ? [[k, inits.get(k)!.dims!.map(Number)] as const] : []));
+  for (const [name, shape] of [...Object.entries(vitWeightShapes(config)), ...head]) {
     const raw = inits.get(name)!.rawData!;
     tensors.push({ name, shape, offset });
     parts.push(raw);
@@ -137,6 +144,35 @@ async function preprocessBench(dir: string): Promise<Record<string, number>> {
   return { msPerImage: ms, imagesPerSecond: 1000 / ms };
 }
 
+// One training step's forward + backward (batch statistics) of the conv stem [16, 32, 64] on 128 64-px images (a
+// world-encoder step's 32 scenes x 4 views), tfjs wasm (gathers + matmul per conv, one thread) against torch Conv2d +
+// BatchNorm2d on one thread: median of 5 after a warm-up.
+async function stemBench(torchSkip: string | null): Promise<Record<string, unknown>> {
+  const backend = await initBackend('wasm');
+  const stem = [16, 32, 64], n = 128, S = 64, iters = 5;
+  const p = initVit({ imageSize: S, patchSize: 8, hidden: 16, depth: 1, heads: 1, mlp: 16, stem }, TrainRng.seeded(0, 'bench'), 1);
+  const vars = [...p].filter(([k]) => k.startsWith('stem')).map(([, v]) => v);
+  const x = Float32Array.from({ length: n * 3 * S * S }, (_, i) => Math.sin(i * 0.37) * 1.5);
+  const times: number[] = [];
+  for (let i = 0; i <= iters; i++) {
+    const t = performance.now();
+    const { value, grads } = tf.variableGrads(() => tf.sum(tf.square(stemForward(stem, p, x, n, S, 'batch'))), vars);
+    await value.data();
+    if (i) times.push(performance.now() - t);
+    tf.dispose([value, ...Object.values(grads)]);
+  }
+  tf.dispose([...p.values()]);
+  const tfjs = { backend: `${backend.package} (${backend.threads} thread)`, msPerStep: median(times) };
+  const torch = torchSkip
+    ? { skipped: torchSkip }
+    : (JSON.parse(execFileSync(PYTHON, [join(root, 'tests', 'image', 'reference.py'), 'stem-bench', String(n), String(S), stem.join(','), String(iters)], {
+        encoding: 'utf8', env: { ...process.env, OPENBLAS_NUM_THREADS: '1', OMP_NUM_THREADS: '1' },
+      }).trim().split('\n').pop()!) as { msPerStep: number });
+  const ratio = 'msPerStep' in torch ? torch.msPerStep / tfjs.msPerStep : null;
+  console.log(`conv stem ${stem.join('/')} fwd+bwd, ${n} x ${S}px: tfjs ${tfjs.msPerStep.toFixed(0)} ms` + ('msPerStep' in torch ? ` | torch ${torch.msPerStep.toFixed(0)} ms | torch/tfjs ${ratio!.toFixed(2)}` : ` | torch skipped: ${torchSkip}`));
+  return { stem, images: n, side: S, tfjs, torch, torchOverTfjs: ratio };
+}
+
 const suite = {
   name: 'image',
   run: async () => {
@@ -158,6 +194,7 @@ const suite = {
       note: 'median ms per batch after one warm-up; ORT intraOp=2 graphOptimizationLevel=all; torch eager no_grad, set_num_threads(2), OPENBLAS_NUM_THREADS=1',
       vitS14: await benchModel('vit-s14', vits, torchSkip),
       worldEncoder: worldResult,
+      stemTrainingStep: await stemBench(torchSkip),
     };
   },
 } satisfies BenchSuite;

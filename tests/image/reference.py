@@ -1,9 +1,12 @@
 """References for tests/image and the image bench, run with /usr/bin/python3 (numpy 1.24, torch 1.13).
 
-  golden              writes dinov2-golden.json (a tiny HF-Dinov2 ViT: weights, input, torch outputs)
-                      and preprocess-golden.json (normalised CHW of a fixed 16x16 pattern image)
+  golden              writes dinov2-golden.json (a tiny HF-Dinov2 ViT: weights, input, torch outputs),
+                      preprocess-golden.json (normalised CHW of a fixed 16x16 pattern image) and stem-golden.json
+                      (a conv stem: Conv2d + BatchNorm2d + ReLU in train and eval mode; a tiny ViT with it, folded)
   bench DIR B ITERS   times torch eager on the ViT whose weights DIR/weights.f32 + DIR/index.json hold,
                       on the batch DIR/input.f32 [B,3,S,S]; prints one JSON line
+  stem-bench N S W ITERS  times one training step's forward + backward of a conv stem of widths W (e.g. 16,32,64:
+                      Conv2d + BatchNorm2d in train mode + ReLU) on N SxS images, one thread; prints one JSON line
 """
 import json
 import math
@@ -24,7 +27,9 @@ def dinov2_forward(torch, w, cfg, x):
     D, H, p, eps = cfg["hidden"], cfg["heads"], cfg["patchSize"], cfg["layerNormEps"]
     dh = D // H
     N = x.shape[0]
-    e = F.conv2d(x, w["embeddings.patch_embeddings.projection.weight"], w["embeddings.patch_embeddings.projection.bias"], stride=p)
+    for i in range(len(cfg.get("stem", []))):  # the project's conv stem (BatchNorm folded into each Conv), then a 1x1 projection
+        x = F.relu(F.conv2d(x, w[f"embeddings.patch_embeddings.stem.{i}.weight"], w[f"embeddings.patch_embeddings.stem.{i}.bias"], stride=2, padding=1))
+    e = F.conv2d(x, w["embeddings.patch_embeddings.projection.weight"], w["embeddings.patch_embeddings.projection.bias"], stride=1 if cfg.get("stem") else p)
     e = e.flatten(2).transpose(1, 2)
     h = torch.cat([w["embeddings.cls_token"].expand(N, -1, -1), e], dim=1) + w["embeddings.position_embeddings"]
     S = h.shape[1]
@@ -47,18 +52,24 @@ def dinov2_forward(torch, w, cfg, x):
         if i == 0:
             block0 = h
     last = F.layer_norm(h, (D,), w["layernorm.weight"], w["layernorm.bias"], eps)
+    if "pooler.weight" in w:  # the project's embedding head in place of the CLS (engine/models/onnx/dinov2-vit.ts PoolerHead)
+        return last, (last.transpose(1, 2) @ w["pooler.pool"]).reshape(N, -1) @ w["pooler.weight"] + w["pooler.bias"], block0
     return last, last[:, 0, :], block0
 
 
 def shapes(cfg):
     D, M, p = cfg["hidden"], cfg["mlp"], cfg["patchSize"]
     P = (cfg["imageSize"] // p) ** 2
+    stem = cfg.get("stem", [])
     s = {
         "embeddings.cls_token": [1, 1, D],
         "embeddings.position_embeddings": [1, 1 + P, D],
-        "embeddings.patch_embeddings.projection.weight": [D, 3, p, p],
-        "embeddings.patch_embeddings.projection.bias": [D],
     }
+    for i, c in enumerate(stem):
+        s[f"embeddings.patch_embeddings.stem.{i}.weight"] = [c, stem[i - 1] if i else 3, 3, 3]
+        s[f"embeddings.patch_embeddings.stem.{i}.bias"] = [c]
+    s["embeddings.patch_embeddings.projection.weight"] = [D, stem[-1], 1, 1] if stem else [D, 3, p, p]
+    s["embeddings.patch_embeddings.projection.bias"] = [D]
     for i in range(cfg["depth"]):
         l = f"encoder.layer.{i}"
         for n in ("norm1", "norm2"):
@@ -117,6 +128,62 @@ def golden():
     }
     with open(os.path.join(HERE, "preprocess-golden.json"), "w") as f:
         json.dump(pre, f)
+    stem_golden(torch)
+
+
+def stem_golden(torch):
+    """A 2-layer conv stem [4, 6] on 3 images of 8x8: torch Conv2d (no bias) + BatchNorm2d + ReLU per layer, in train mode
+    (batch statistics, biased variance in the normalisation) and in eval mode (given statistics); and a tiny ViT
+    (patch 4) whose HF-layout stem weights are those layers with each BatchNorm folded in (numpy), run by
+    dinov2_forward."""
+    F = torch.nn.functional
+    rng = np.random.default_rng(11)
+    widths, eps = [4, 6], 1e-5
+    layers = []
+    cin = 3
+    for c in widths:
+        layers.append({
+            "weight": (0.4 * rng.standard_normal((c, cin, 3, 3))).astype(np.float32),
+            "gamma": (1 + 0.3 * rng.standard_normal(c)).astype(np.float32),
+            "beta": (0.3 * rng.standard_normal(c)).astype(np.float32),
+            "mean": (0.3 * rng.standard_normal(c)).astype(np.float32),
+            "var": (0.5 + rng.random(c)).astype(np.float32),
+        })
+        cin = c
+    x = rng.standard_normal((3, 3, 8, 8)).astype(np.float32)
+
+    def run(training):
+        h = torch.from_numpy(x)
+        for L in layers:
+            t = {k: torch.from_numpy(v) for k, v in L.items()}
+            h = F.relu(F.batch_norm(F.conv2d(h, t["weight"], None, stride=2, padding=1), t["mean"].clone(), t["var"].clone(), t["gamma"], t["beta"], training=training, eps=eps))
+        return h
+
+    cfg = {"imageSize": 8, "patchSize": 4, "hidden": 8, "depth": 1, "heads": 2, "mlp": 16, "layerNormEps": 1e-5, "gelu": "tanh", "stem": widths}
+    w = {}
+    for name, shape in shapes(cfg).items():
+        around = 1.0 if name.endswith(("norm1.weight", "norm2.weight", "layernorm.weight", "lambda1")) else 0.0
+        w[name] = (around + 0.3 * rng.standard_normal(shape)).astype(np.float32)
+    for i, L in enumerate(layers):
+        scale = L["gamma"] / np.sqrt(L["var"] + eps)
+        w[f"embeddings.patch_embeddings.stem.{i}.weight"] = (L["weight"] * scale[:, None, None, None]).astype(np.float32)
+        w[f"embeddings.patch_embeddings.stem.{i}.bias"] = (L["beta"] - L["mean"] * scale).astype(np.float32)
+    with torch.no_grad():
+        train, evaluated = run(True), run(False)
+        last, pooled, _ = dinov2_forward(torch, {k: torch.from_numpy(v) for k, v in w.items()}, cfg, torch.from_numpy(x))
+    out = {
+        "widths": widths,
+        "layers": [{k: v.ravel().tolist() for k, v in L.items()} for L in layers],
+        "input": x.ravel().tolist(),
+        "train": train.numpy().ravel().tolist(),  # [3, 6, 2, 2]
+        "eval": evaluated.numpy().ravel().tolist(),
+        "config": cfg,
+        "weights": {k: v.ravel().tolist() for k, v in w.items()},
+        "last_hidden_state": last.numpy().ravel().tolist(),
+        "pooler_output": pooled.numpy().ravel().tolist(),
+    }
+    with open(os.path.join(HERE, "stem-golden.json"), "w") as f:
+        json.dump(out, f)
 
 
 def bench(folder, batch, iters):
@@ -148,8 +215,30 @@ def bench(folder, batch, iters):
     }))
 
 
+def stem_bench(n, side, widths, iters):
+    import torch
+
+    torch.set_num_threads(1)
+    layers, cin = [], 3
+    for c in widths:
+        layers += [torch.nn.Conv2d(cin, c, 3, stride=2, padding=1, bias=False), torch.nn.BatchNorm2d(c), torch.nn.ReLU()]
+        cin = c
+    stem = torch.nn.Sequential(*layers).train()
+    x = (torch.sin(torch.arange(n * 3 * side * side, dtype=torch.float32) * 0.37) * 1.5).reshape(n, 3, side, side)
+    times = []
+    for i in range(iters + 1):  # the first is a warm-up
+        stem.zero_grad()
+        t0 = time.perf_counter()
+        stem(x).square().sum().backward()
+        if i:
+            times.append(time.perf_counter() - t0)
+    print(json.dumps({"torch": torch.__version__, "threads": torch.get_num_threads(), "msPerStep": float(np.median(times)) * 1000}))
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "golden":
         golden()
     elif sys.argv[1] == "bench":
         bench(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+    elif sys.argv[1] == "stem-bench":
+        stem_bench(int(sys.argv[2]), int(sys.argv[3]), [int(w) for w in sys.argv[4].split(",")], int(sys.argv[5]))

@@ -61,6 +61,17 @@ describe('world encoder build', () => {
     expect(a.manifest.parity.maxAbsDiffTokens).toBeLessThan(1e-4);
   }, 180_000);
 
+  it('is deterministic with a conv stem, whose exported graph (BatchNorm folded) computes what tfjs does', async () => {
+    const stem: WorldEncoderRecipe = { ...world, jepa: { ...world.jepa, vit: { ...world.jepa.vit, stem: [4, 8, 8] } } };
+    const a = await buildWorldEncoder(stem);
+    const b = await buildWorldEncoder(stem);
+    expect(b.sha256).toBe(a.sha256);
+    expect(b.manifest.loss).toEqual(a.manifest.loss);
+    expect(a.sha256).not.toBe((await buildWorldEncoder(world)).sha256);
+    expect(a.manifest.parity.maxAbsDiffPooler).toBeLessThan(1e-4);
+    expect(a.manifest.parity.maxAbsDiffTokens).toBeLessThan(1e-4);
+  }, 180_000);
+
   it('is deterministic with object views (objects drawn alone), which change what is learnt; the recipe needs both halves', async () => {
     const obj: WorldEncoderRecipe = { world: { ...world.world, objectRenders: 3 }, jepa: { ...world.jepa, objects: { views: 2, weight: 0.5 } } };
     const a = await buildWorldEncoder(obj);

@@ -18,12 +18,16 @@ export const VitConfig = z
     layerNormEps: z.number().positive().default(1e-6),
     // erf: exact GELU as DINOv2/HF; tanh: the approximation the project's tfjs transformer trains with.
     gelu: z.enum(['erf', 'tanh']).default('erf'),
+    // widths of a conv stem in place of the p x p patch Conv: 3x3 stride-2 Conv + ReLU each (BatchNorm folded in),
+    // log2(patchSize) of them, then a 1x1 projection Conv (engine/models/conv-stem.ts); not a HF Dinov2 option
+    stem: z.array(z.number().int().positive()).min(1).optional(),
   })
   .refine((c) => c.imageSize % c.patchSize === 0, 'imageSize must be a multiple of patchSize')
+  .refine((c) => !c.stem || 2 ** c.stem.length === c.patchSize, 'a conv stem of k stride-2 convs needs patchSize 2^k')
   .refine((c) => c.hidden % c.heads === 0, 'hidden must be a multiple of heads');
 export type VitConfig = z.infer<typeof VitConfig>;
 export type VitConfigInput = z.input<typeof VitConfig>; // layerNormEps and gelu may be left to their defaults
-type VitShape = Pick<VitConfig, 'imageSize' | 'patchSize' | 'hidden' | 'depth' | 'mlp'>;
+type VitShape = Pick<VitConfig, 'imageSize' | 'patchSize' | 'hidden' | 'depth' | 'mlp' | 'stem'>;
 
 // An embedding head in place of the CLS pooler: pooler_output = reshape(last_hidden_stateᵀ · pool) · weight + bias.
 // pool: [T, R] mixes the T tokens into R columns; weight: [D·R, dims] (row d·R + r); bias: [dims].
@@ -39,13 +43,14 @@ export const numPatches = (c: VitShape): number => (c.imageSize / c.patchSize) *
 
 // Every tensor the graph reads, with its HF shape.
 export function vitWeightShapes(c: VitShape): Record<string, number[]> {
-  const { hidden: D, mlp: M, patchSize: p } = c;
+  const { hidden: D, mlp: M, patchSize: p, stem } = c;
   const s: Record<string, number[]> = {
     'embeddings.cls_token': [1, 1, D],
     'embeddings.position_embeddings': [1, 1 + numPatches(c), D],
-    'embeddings.patch_embeddings.projection.weight': [D, 3, p, p],
-    'embeddings.patch_embeddings.projection.bias': [D],
   };
+  stem?.forEach((cout, l) => Object.assign(s, { [`embeddings.patch_embeddings.stem.${l}.weight`]: [cout, l ? stem[l - 1] : 3, 3, 3], [`embeddings.patch_embeddings.stem.${l}.bias`]: [cout] }));
+  s['embeddings.patch_embeddings.projection.weight'] = stem ? [D, stem[stem.length - 1], 1, 1] : [D, 3, p, p];
+  s['embeddings.patch_embeddings.projection.bias'] = [D];
   for (let i = 0; i < c.depth; i++) {
     const l = `encoder.layer.${i}`;
     for (const n of ['norm1', 'norm2']) Object.assign(s, { [`${l}.${n}.weight`]: [D], [`${l}.${n}.bias`]: [D] });
@@ -109,10 +114,17 @@ export function buildVitOnnx(cfg: VitConfigInput, weights: VitWeights, head?: Po
   const layerNorm = (x: string, prefix: string): string =>
     g.op('LayerNormalization', [x, w(`${prefix}.weight`), w(`${prefix}.bias`)], { axis: -1, epsilon: { f: c.layerNormEps } });
 
-  // Patch embedding: Conv [N,D,g,g] -> [N,P,D]; CLS expanded to the batch, prepended; position table added.
-  const conv = g.op('Conv', ['pixel_values', w('embeddings.patch_embeddings.projection.weight'), w('embeddings.patch_embeddings.projection.bias')], {
-    kernel_shape: [p, p],
-    strides: [p, p],
+  // Patch embedding: Conv [N,D,g,g] -> [N,P,D] (after the stem's Conv + ReLU layers, a 1x1 Conv); CLS expanded to the
+  // batch, prepended; position table added.
+  let x = 'pixel_values';
+  c.stem?.forEach((_, l) => {
+    const conv = g.op('Conv', [x, w(`embeddings.patch_embeddings.stem.${l}.weight`), w(`embeddings.patch_embeddings.stem.${l}.bias`)], { kernel_shape: [3, 3], strides: [2, 2], pads: [1, 1, 1, 1] });
+    x = g.op('Relu', [conv]);
+  });
+  const kernel = c.stem ? 1 : p;
+  const conv = g.op('Conv', [x, w('embeddings.patch_embeddings.projection.weight'), w('embeddings.patch_embeddings.projection.bias')], {
+    kernel_shape: [kernel, kernel],
+    strides: [kernel, kernel],
   });
   const patches = g.op('Transpose', [g.op('Reshape', [conv, g.ints([0, D, -1])])], { perm: [0, 2, 1] });
   const batch = g.op('Slice', [g.op('Shape', ['pixel_values']), g.ints([0]), g.ints([1])]);
