@@ -10,7 +10,7 @@ import type { Params } from './encoder';
 import { matMul2d } from './matmul';
 import type { TrainRng } from './rng';
 
-export const BN_EPS = 1e-5; // torch BatchNorm2d's
+const BN_EPS = 1e-5; // torch BatchNorm2d's
 
 // 'batch': normalise by the batch's own statistics (training); 'population': by stem{i}.mean/var (inference).
 export type BatchNormMode = 'batch' | 'population';
