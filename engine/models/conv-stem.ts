@@ -44,13 +44,6 @@ function conv3x3s2(x: tf.Tensor2D, n: number, H: number, W: number, w: tf.Tensor
   return matMul2d(cols, w);
 }
 
-// pixels [n, 3, S, S] CHW -> rows (i, y, x) of [n·S·S, 3]. Plain JS: the input carries no gradient.
-function pixelRows(pixels: Float32Array, n: number, S: number): tf.Tensor2D {
-  const plane = S * S, out = new Float32Array(n * 3 * plane);
-  for (let i = 0; i < n; i++) for (let c = 0; c < 3; c++) for (let q = 0; q < plane; q++) out[(i * plane + q) * 3 + c] = pixels[(i * 3 + c) * plane + q];
-  return tf.tensor2d(out, [n * plane, 3]);
-}
-
 // The stem on n images: [n·g·g, C_last] rows (i, gy, gx), g = S / 2^k. `upTo` = l stops at layer l's conv output
 // before its BatchNorm (what calibrateStem measures).
 export function stemForward(stem: number[], p: Params, pixels: Float32Array, n: number, S: number, bn: BatchNormMode, upTo = stem.length): tf.Tensor2D {
@@ -59,7 +52,7 @@ export function stemForward(stem: number[], p: Params, pixels: Float32Array, n: 
     if (!t) throw missingParam(k);
     return t;
   };
-  let h = pixelRows(pixels, n, S), side = S;
+  let h = tf.transpose(tf.tensor4d(pixels, [n, 3, S, S]), [0, 2, 3, 1]).reshape([n * S * S, 3]) as tf.Tensor2D, side = S; // rows (i, y, x)
   for (let l = 0; l < stem.length; l++) {
     const z = conv3x3s2(h, n, side, side, get(`stem${l}.w`) as tf.Tensor2D); // [rows, C_l]
     side /= 2;

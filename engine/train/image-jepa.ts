@@ -89,8 +89,9 @@ function objectViewBatch(r: ImageJepaRecipe, views: number, objects: RenderPool,
 
 // A conv stem's BatchNorm statistics: measured after the last step on the first 1,000 of the training images,
 // un-augmented (the scenes as the dataset renders them).
+const STEM_CALIBRATION_IMAGES = 1000;
 export async function calibrateStemOn(stem: number[], params: Params, src: ImageSet): Promise<void> {
-  const n = Math.min(1000, src.n);
+  const n = Math.min(STEM_CALIBRATION_IMAGES, src.n);
   await calibrateStem(stem, params, normalised(src, Array.from({ length: n }, (_, i) => i)), n, src.side);
 }
 
@@ -114,6 +115,6 @@ export async function trainImageJepa(r: ImageJepaRecipe, images: ViewSource, hoo
     await new Promise((res) => setImmediate(res));
   }
   tf.dispose([...opt.m.values(), ...opt.v.values()]);
-  if (r.vit.stem) await calibrateStemOn(r.vit.stem, params, 'pool' in images ? firstRenders(images.pool) : images);
+  if (r.vit.stem) await calibrateStemOn(r.vit.stem, params, 'pool' in images ? firstRenders(images.pool, STEM_CALIBRATION_IMAGES) : images);
   return params;
 }

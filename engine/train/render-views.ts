@@ -33,12 +33,12 @@ function poolOf(n: number, K: number, side: number, render: (i: number, k: numbe
   return { n, renders: K, side, data };
 }
 
-/** Render 0 of each scene in [0, 1] (the crop views' input). */
-export function firstRenders(pool: RenderPool): ImageSet {
-  const per = 3 * pool.side * pool.side;
-  const data = new Float32Array(pool.n * per);
-  for (let i = 0; i < pool.n; i++) for (let q = 0; q < per; q++) data[i * per + q] = pool.data[i * pool.renders * per + q] / 255;
-  return { n: pool.n, side: pool.side, data };
+/** Render 0 of each scene in [0, 1] (the crop views' input); of the first `count` scenes only, if given. */
+export function firstRenders(pool: RenderPool, count = pool.n): ImageSet {
+  const n = Math.min(count, pool.n), per = 3 * pool.side * pool.side;
+  const data = new Float32Array(n * per);
+  for (let i = 0; i < n; i++) for (let q = 0; q < per; q++) data[i * per + q] = pool.data[i * pool.renders * per + q] / 255;
+  return { n, side: pool.side, data };
 }
 
 // V views of each of the B images `ids`: [V·B, 3, S, S] in view-major order (row v·B + b), normalised. Each image
