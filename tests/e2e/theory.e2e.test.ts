@@ -187,7 +187,7 @@ describe.skipIf(noChromium)('theory lab in the browser', () => {
 
   it('survives a restart of prh serve: a banner while it is away, the run table marked stale, state fetched again', async () => {
     const { page } = app;
-    app.allowErrors(/WebSocket connection|ERR_CONNECTION_REFUSED|ERR_CONNECTION_RESET|status of 401/); // the server is away (refused, or reset mid-request under load)
+    app.allowErrors(/WebSocket connection|ERR_CONNECTION_REFUSED|ERR_CONNECTION_RESET|ERR_SOCKET_NOT_CONNECTED|status of 401/); // the server is away (refused, reset or dropped mid-request under load)
     await page.goto(`${app.url.split('?')[0]}#/runs`);
     await page.locator('tr[data-run]').first().waitFor();
     await app.stop();

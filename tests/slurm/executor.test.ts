@@ -52,10 +52,11 @@ describe.skipIf(skip)(`child runs as Slurm jobs${skip ? ` (skipped: ${skip})` : 
     const statuses = () => events.flatMap((e) => (e.type === 'status' && e.runId === id ? [e.state] : []));
     return { store, scheduler, executor, id, dir: store.dir(id), statuses };
   };
-  const until = async (ok: () => boolean, what: string, ms = 120_000) => {
+  // `jobId`: a timeout also says what Slurm says of that job and its node.
+  const until = async (ok: () => boolean, what: string, ms = 120_000, jobId?: string) => {
     const end = Date.now() + ms;
     while (!ok()) {
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+      if (Date.now() > end) throw new Error(`timed out waiting for ${what}${jobId ? `\n${c.explain(jobId)}` : ''}`);
       await new Promise((r) => setTimeout(r, 200));
     }
   };
@@ -119,15 +120,15 @@ describe.skipIf(skip)(`child runs as Slurm jobs${skip ? ` (skipped: ${skip})` : 
 
     const seen = statuses().length;
     c.scontrol('requeue', jobOf(first)); // as the cluster does on preemption: the worker gets SIGTERM, the job waits again
-    await until(() => statuses().slice(seen).some((s) => s.status === 'queued' && s.slurm?.state === 'PENDING'), 'the requeued job to wait');
+    await until(() => statuses().slice(seen).some((s) => s.status === 'queued' && s.slurm?.state === 'PENDING'), 'the requeued job to wait', 120_000, jobOf(first));
     // A requeued job waits for a begin time (about 2 minutes) otherwise; an update while the old run still
     // completes does not stick, so it is repeated until the job runs again.
     await until(() => {
       if (/JobState=RUNNING/.test(c.scontrol('show', 'job', jobOf(first)))) return true;
       spawnSync('scontrol', ['update', `JobId=${jobOf(first)}`, 'StartTime=now'], { env: c.env });
       return false;
-    }, 'the requeued job to run again', 150_000); // at load ~2 the old run can take over a minute to complete
-    await until(() => checkpointed(dir, 2), 'the second checkpoint');
+    }, 'the requeued job to run again', 300_000, jobOf(first)); // at load ~2 the old run has taken over 150 s to complete
+    await until(() => checkpointed(dir, 2), 'the second checkpoint', 120_000, jobOf(first));
     const output = join(dir, `slurm-${jobOf(first)}.out`);
     expect(readFileSync(output, 'utf8')).toMatch(/resumed from epoch 1 \(step 20\)/);
     expect(jobOf(store.get(id))).toBe(jobOf(first)); // Slurm ran the same job again
@@ -145,7 +146,7 @@ describe.skipIf(skip)(`child runs as Slurm jobs${skip ? ` (skipped: ${skip})` : 
     expect(done).toMatchObject({ status: 'done', attempts: 2, slurm: { state: 'COMPLETED', resubmits: 0 } });
     expect(readFileSync(join(dir, `slurm-${jobOf(done)}.out`), 'utf8')).toMatch(/resumed from epoch 2 \(step 40\)/);
     expect(store.metrics(id).filter((m) => m.scope === 'epoch').map((m) => m.x)).toEqual([1, 2, 3]);
-  }, 400_000);
+  }, 900_000);
 
   it('follows a job whose submitting process died, without submitting another', async () => {
     const { store, scheduler, executor, id, dir } = trainRun('adopted', {}, 1);

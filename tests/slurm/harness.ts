@@ -20,6 +20,7 @@ export type Cluster = {
   partition: string;
   node: string;
   scontrol(...args: string[]): string; // for what the app never does itself (requeue, release)
+  explain(jobId: string): string; // the job, the node and the daemons' last log lines: why a wait timed out
   stop(): Promise<void>;
 };
 
@@ -168,6 +169,11 @@ export async function startCluster(): Promise<Cluster> {
       const r = spawnSync('scontrol', args, { env, encoding: 'utf8' });
       if (r.status !== 0) throw new Error(`scontrol ${args.join(' ')}: ${r.stderr.trim()}`);
       return r.stdout;
+    },
+    explain: (jobId) => {
+      const show = (...args: string[]) => { const r = spawnSync('scontrol', ['show', ...args], { env, encoding: 'utf8' }); return (r.stdout || r.stderr || '').trim(); };
+      const tail = (name: string) => (existsSync(join(dir, name)) ? readFileSync(join(dir, name), 'utf8').trimEnd().split('\n').slice(-15).join('\n') : `(no ${name})`);
+      return [show('job', jobId), show('node', node), `slurmctld.log:\n${tail('slurmctld.log')}`, `slurmd.log:\n${tail('slurmd.log')}`].join('\n');
     },
     stop: async () => {
       process.off('exit', onExit);
