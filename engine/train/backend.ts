@@ -127,11 +127,15 @@ function registerRowGather(): void {
       const rows = x.shape[0], inner = x.shape.slice(1).reduce((a, c) => a * c, 1);
       const out = b.makeOutput([...indices.shape, ...x.shape.slice(1)], 'float32');
       const src = b.typedArrayFromHeap(x) as Float32Array, ids = b.typedArrayFromHeap(indices) as Int32Array, dst = b.typedArrayFromHeap(out) as Float32Array;
+      // Both live in the wasm heap: rows move with copyWithin on one view of it, or element by element when short
+      // (a subarray per row costs more than copying 3 floats: the conv stem's first layer gathers ~1M such rows).
+      const heap = new Float32Array(src.buffer), s0 = src.byteOffset / 4, d0 = dst.byteOffset / 4;
       for (let i = 0; i < ids.length; i++) {
         const r = ids[i];
         if (r < 0 || r >= rows) throw new Error(`GatherV2: index ${r} is not in [0, ${rows - 1}]`);
-        if (inner === 1) dst[i] = src[r];
-        else dst.set(src.subarray(r * inner, (r + 1) * inner), i * inner);
+        const from = s0 + r * inner, to = d0 + i * inner;
+        if (inner < 32) for (let k = 0; k < inner; k++) heap[to + k] = heap[from + k];
+        else heap.copyWithin(to, from, from + inner);
       }
       return out;
     },

@@ -171,6 +171,13 @@ def stem_golden(torch):
     with torch.no_grad():
         train, evaluated = run(True), run(False)
         last, pooled, _ = dinov2_forward(torch, {k: torch.from_numpy(v) for k, v in w.items()}, cfg, torch.from_numpy(x))
+    # Gradients of sum(R * train-mode output) for the conv weights and BatchNorm affines, through the batch statistics.
+    R = torch.from_numpy(rng.standard_normal(tuple(train.shape)).astype(np.float32))
+    params = [{k: torch.from_numpy(L[k]).requires_grad_() for k in ("weight", "gamma", "beta")} for L in layers]
+    h = torch.from_numpy(x)
+    for L, t in zip(layers, params):
+        h = F.relu(F.batch_norm(F.conv2d(h, t["weight"], None, stride=2, padding=1), None, None, t["gamma"], t["beta"], training=True, eps=eps))
+    (h * R).sum().backward()
     out = {
         "widths": widths,
         "layers": [{k: v.ravel().tolist() for k, v in L.items()} for L in layers],
@@ -181,6 +188,8 @@ def stem_golden(torch):
         "weights": {k: v.ravel().tolist() for k, v in w.items()},
         "last_hidden_state": last.numpy().ravel().tolist(),
         "pooler_output": pooled.numpy().ravel().tolist(),
+        "outputWeights": R.numpy().ravel().tolist(),  # R: [3, 6, 2, 2]
+        "grads": [{k: t[k].grad.numpy().ravel().tolist() for k in t} for t in params],
     }
     with open(os.path.join(HERE, "stem-golden.json"), "w") as f:
         json.dump(out, f)

@@ -15,6 +15,7 @@ type Layer = { weight: number[]; gamma: number[]; beta: number[]; mean: number[]
 const golden = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'image', 'stem-golden.json'), 'utf8')) as {
   widths: number[]; layers: Layer[]; input: number[]; train: number[]; eval: number[];
   config: VitConfig; weights: Record<string, number[]>; last_hidden_state: number[]; pooler_output: number[];
+  outputWeights: number[]; grads: { weight: number[]; gamma: number[]; beta: number[] }[];
 };
 const input = Float32Array.from(golden.input); // [3, 3, 8, 8]
 
@@ -58,6 +59,27 @@ describe('conv stem', () => {
     expect(maxAbsDiff(run('population'), golden.eval)).toBeLessThan(1e-5);
     expect(maxAbsDiff(golden.train, golden.eval)).toBeGreaterThan(0.1); // the two modes differ here
     tf.dispose([...p.values()]);
+  });
+
+  it('trains as torch does: the gradients through the batch statistics, for every conv weight and BatchNorm affine', async () => {
+    const p = goldenParams();
+    const R = tf.tensor4d(golden.outputWeights, [3, 6, 2, 2]);
+    const keys = golden.widths.flatMap((_, l) => [`stem${l}.w`, `stem${l}.g`, `stem${l}.b`]);
+    const { grads } = tf.variableGrads(() => {
+      const out = stemForward(golden.widths, p, input, 3, 8, 'batch').reshape([3, 2, 2, 6]).transpose([0, 3, 1, 2]);
+      return tf.sum(tf.mul(out, R));
+    }, keys.map((k) => p.get(k) as tf.Variable));
+    let cin = 3;
+    golden.grads.forEach((G, l) => {
+      const cout = golden.widths[l], w = new Float32Array(9 * cin * cout); // torch [Cout, Cin, 3, 3] -> rows (ky, kx, cin)
+      for (let o = 0; o < cout; o++) for (let c = 0; c < cin; c++) for (let t = 0; t < 9; t++) w[(t * cin + c) * cout + o] = G.weight[(o * cin + c) * 9 + t];
+      expect(maxAbsDiff(grads[p.get(`stem${l}.w`)!.name].dataSync(), w)).toBeLessThan(1e-4);
+      expect(maxAbsDiff(grads[p.get(`stem${l}.g`)!.name].dataSync(), G.gamma)).toBeLessThan(1e-4);
+      expect(maxAbsDiff(grads[p.get(`stem${l}.b`)!.name].dataSync(), G.beta)).toBeLessThan(1e-4);
+      cin = cout;
+    });
+    expect(Math.max(...golden.grads.flatMap((G) => G.weight.map(Math.abs)))).toBeGreaterThan(0.5); // not a vanishing case
+    tf.dispose([R, ...Object.values(grads), ...p.values()]);
   });
 
   it('the HF-layout ViT with a folded stem matches torch (onnxruntime Conv + Relu, then a 1x1 projection)', async () => {
