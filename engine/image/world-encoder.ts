@@ -28,12 +28,14 @@ export const WorldEncoderRecipe = z.object({
   // renders: the JEPA's views are that many renders of each scene state (good image views, the world's video: the
   // nuisance and drawing order re-drawn, plus pixel noise up to jepa.views.noise); absent: crops and colour changes
   // of the one render (jepa.views; bad image views, DINOv2's kind)
-  // objectRenders: that many renders of every object of those scenes drawn alone, for jepa.objects (both or neither)
+  // objectRenders: that many renders of every object of those scenes drawn alone, for jepa.objects (both or neither);
+  // objectKeep: what those renders keep, the object on its scene's background (absent) or 'shape' only
   world: z.object({
     seed: z.number().int().nonnegative(), scenes: z.number().int().positive(), imageSize: z.number().int().positive(),
     renders: z.number().int().min(2).max(64).optional(),
     objectRenders: z.number().int().min(2).max(64).optional(),
-  }),
+    objectKeep: z.enum(['object', 'shape']).optional(),
+  }).refine((w) => !w.objectKeep || w.objectRenders, { message: 'world.objectKeep says what object renders keep: it needs world.objectRenders' }),
   jepa: ImageJepaRecipe,
   // the embedding (pooler_output): absent = the CLS token, as DINOv2; else whitened CLS + region means
   pooler: PoolerRecipe.optional(),
@@ -80,7 +82,7 @@ export const WorldEncoderManifest = z.object({
   onnx: z.object({ input: z.literal('pixel_values'), outputs: z.array(z.string()), embedding: z.literal('pooler_output'), layerNormEps: z.number(), gelu: z.literal('tanh') }),
   tfjs: z.string(),
   backend: z.string(),
-  loss: z.object({ first: z.number(), last: z.number(), lastInv: z.number(), lastSigreg: z.number() }),
+  loss: z.object({ first: z.number(), last: z.number(), lastInv: z.number(), lastSigreg: z.number(), lastObjectNce: z.number().optional() }),
   parity: z.object({ images: z.number(), maxAbsDiffPooler: z.number(), maxAbsDiffTokens: z.number() }),
   // with recipe.pooler: the CLS-pooler graph's hash (same training, same bytes as a build without the pooler), the
   // kept eigenvalues (largest, smallest) and the fit's seconds
@@ -173,8 +175,9 @@ export async function buildWorldEncoder(recipe: WorldEncoderRecipe = WORLD_ENCOD
   const scenes = w.renders || w.objectRenders ? drawScenes(w.seed, w.scenes).map((state, index) => ({ index, state })) : [];
   const pool = w.renders ? renderPool(w.seed, w.imageSize, scenes, w.renders) : null;
   const images = pool ? firstRenders(pool) : await worldImages(w.seed, w.scenes, w.imageSize);
-  const objects = w.objectRenders ? objectPool(w.seed, w.imageSize, scenes, w.objectRenders) : undefined;
-  const views = (pool ? `renders of ${w.renders}` : 'crops') + (objects ? `; + ${recipe.jepa.objects?.views} views of ${recipe.jepa.batch} of ${objects.n} objects drawn alone (renders of ${objects.renders})` : '');
+  const objects = w.objectRenders ? objectPool(w.seed, w.imageSize, scenes, w.objectRenders, w.objectKeep) : undefined;
+  const o = recipe.jepa.objects;
+  const views = (pool ? `renders of ${w.renders}` : 'crops') + (objects && o ? `; + ${o.views} views of ${recipe.jepa.batch} of ${objects.n} objects drawn alone (renders of ${objects.renders}${w.objectKeep === 'shape' ? ' keeping the shape only' : ''}; ${o.loss === 'infonce' ? 'InfoNCE' : 'LeJEPA'})` : '');
   log(`${images.n} world scenes (seed ${w.seed}) rendered in ${((performance.now() - t0) / 1000).toFixed(1)} s; training ${recipe.jepa.steps} steps of ${recipe.jepa.batch} images x ${recipe.jepa.V} views (${views}) on ${backend.name}`);
   let first: ImageStep | null = null, last: ImageStep | null = null;
   const tTrain = performance.now();
@@ -207,7 +210,7 @@ export async function buildWorldEncoder(recipe: WorldEncoderRecipe = WORLD_ENCOD
       onnx: { input: 'pixel_values', outputs: ['last_hidden_state', 'pooler_output'], embedding: 'pooler_output', layerNormEps: 1e-5, gelu: 'tanh' },
       tfjs: tf.version.tfjs,
       backend: `${backend.package} (${backend.threads} thread)`,
-      loss: { first: f.loss, last: l.loss, lastInv: l.inv, lastSigreg: l.sigreg },
+      loss: { first: f.loss, last: l.loss, lastInv: l.inv, lastSigreg: l.sigreg, ...(l.objectNce !== undefined && { lastObjectNce: l.objectNce }) },
       parity,
       ...(fitted && {
         pooler: { baseSha256: sha256(fitted.base), eigenvalues: [fitted.eigenvalues[0], fitted.eigenvalues[fitted.eigenvalues.length - 1]], seconds: (performance.now() - tHead) / 1000 },

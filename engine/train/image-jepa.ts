@@ -1,13 +1,15 @@
 // The image JEPA: a small ViT (engine/models/vit.ts) trained with the LeJEPA loss on views of unlabelled images,
 // no captions anywhere: invariance of every view's projection to the images' mean projection + λ·SIGReg over all
-// V·B projections (stable-pretraining's form, every view global); optionally a second LeJEPA term, the same loss on
-// object-level views (renders of one object drawn alone, render-views.ts objectPool). AdamW, warmup + cosine, seeded streams.
+// V·B projections (stable-pretraining's form, every view global); optionally a second term on object-level views
+// (renders of one object drawn alone, render-views.ts objectPool): LeJEPA again or InfoNCE. AdamW, warmup + cosine,
+// seeded streams.
 import * as tf from '@tensorflow/tfjs';
 import { z } from 'zod';
 import { SP_GRID } from '../metrics';
 import { ProjectorConfig, TrainRng, calibrateStem, initProjector, initVit, project, vitForward, type Params, type ViTShape } from '../models';
 import { ImageSet, ViewRecipe, imageViewBatch, normalised } from './image-views';
 import { firstRenders, renderViewBatch, type RenderPool } from './render-views';
+import { infoNce } from './infonce';
 import { lejepaLoss, type JepaLoss, type JepaParts } from './lejepa';
 import { createAdamW, lrAt, optimizerStep, type Schedule } from './optimizer';
 
@@ -37,12 +39,18 @@ export const ImageJepaRecipe = z.object({
   clip: z.number().positive().nullable(),
   seed: z.number().int().nonnegative(),
   // object-level views: each step also takes `views` renders of `batch` random objects of the training scenes, each
-  // drawn alone anywhere in the image, and adds weight x their LeJEPA loss (the same projector, λ and directions)
-  objects: z.object({ views: z.number().int().min(2), weight: z.number().positive() }).optional(),
+  // drawn alone anywhere in the image, and adds weight x their loss: LeJEPA (absent; the same projector, λ and
+  // directions) or 'infonce' (infonce.ts; temperature τ, absent = 0.1)
+  objects: z.object({
+    views: z.number().int().min(2), weight: z.number().positive(),
+    loss: z.enum(['lejepa', 'infonce']).optional(), temperature: z.number().positive().optional(),
+  }).refine((o) => o.temperature === undefined || o.loss === 'infonce', { message: 'objects.temperature is InfoNCE\'s: it needs objects.loss "infonce"' }).optional(),
 });
 export type ImageJepaRecipe = z.infer<typeof ImageJepaRecipe>;
 
-export type ImageStep = { step: number; loss: number; inv: number; sigreg: number; lr: number; gradNorm: number; seconds: number };
+// objectNce: the object term's InfoNCE (an InfoNCE object term only)
+export type ImageStep = { step: number; loss: number; inv: number; sigreg: number; objectNce?: number; lr: number; gradNorm: number; seconds: number };
+export type ImageLossParts = JepaParts & { objectNce?: tf.Scalar };
 export type ImageJepaHooks = { onStep?(s: ImageStep): void };
 
 export function initImageJepa(r: ImageJepaRecipe): Params {
@@ -53,15 +61,21 @@ export function initImageJepa(r: ImageJepaRecipe): Params {
 }
 
 // One step's loss on `pixels` = V views of B images, [V·B, 3, S, S] view-major; every view is global. With
-// `objectPixels` (r.objects.views views of B objects, the same layout) + weight x the same loss on those; inv and
-// sigreg are then the two terms' weighted sums, so loss = inv + λ·sigreg still holds.
-export function imageJepaLoss(r: ImageJepaRecipe, p: Params, pixels: Float32Array, B: number, directionsKey: number, objectPixels?: Float32Array): JepaParts {
+// `objectPixels` (r.objects.views views of B objects, the same layout) + weight x the object loss on those. A LeJEPA
+// object term adds into inv and sigreg (so loss = inv + λ·sigreg still holds); an InfoNCE one is objectNce
+// (loss = inv + λ·sigreg + weight·objectNce).
+export function imageJepaLoss(r: ImageJepaRecipe, p: Params, pixels: Float32Array, B: number, directionsKey: number, objectPixels?: Float32Array): ImageLossParts {
   const L: JepaLoss = { variant: 'sp', lamb: r.lamb, slices: r.slices, grid: SP_GRID, worldSize: 1 };
-  const term = (px: Float32Array, V: number) => lejepaLoss(project(r.projector, p, vitForward(r.vit as ViTShape, p, px, V * B, 'batch').cls), V, L, directionsKey, V);
-  const scenes = term(pixels, r.V);
-  if (!objectPixels || !r.objects) return scenes;
-  const objects = term(objectPixels, r.objects.views);
-  const w = r.objects.weight;
+  const projected = (px: Float32Array, V: number) => project(r.projector, p, vitForward(r.vit as ViTShape, p, px, V * B, 'batch').cls);
+  const scenes = lejepaLoss(projected(pixels, r.V), r.V, L, directionsKey, r.V);
+  const o = r.objects;
+  if (!objectPixels || !o) return scenes;
+  if (o.loss === 'infonce') {
+    const nce = infoNce(projected(objectPixels, o.views), o.views, o.temperature);
+    return { ...scenes, loss: tf.add(scenes.loss, tf.mul(nce, o.weight)), objectNce: nce };
+  }
+  const objects = lejepaLoss(projected(objectPixels, o.views), o.views, L, directionsKey, o.views);
+  const w = o.weight;
   return { loss: tf.add(scenes.loss, tf.mul(objects.loss, w)), inv: tf.add(scenes.inv, tf.mul(objects.inv, w)), sigreg: tf.add(scenes.sigreg, tf.mul(objects.sigreg, w)) };
 }
 

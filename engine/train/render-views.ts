@@ -1,7 +1,7 @@
 // Views for the image JEPA that are other renderings of the same world state (the paper's "good" image views: frames
 // of one clip, not crops of one frame): the V views of an image are V different renders from its pool of K, each
 // with light Gaussian pixel noise, then ImageNet mean/std as the crop views (image-views.ts) are normalised.
-import { renderObjectPixels, renderScenePixels, type Scene } from '../data';
+import { renderObjectPixels, renderScenePixels, type ObjectKeep, type Scene } from '../data';
 import type { TrainRng } from '../models';
 import { IMAGENET_MEAN, IMAGENET_STD, type ImageSet } from './image-views';
 
@@ -13,11 +13,11 @@ export type RenderPool = { n: number; renders: number; side: number; data: Uint8
 export const renderPool = (seed: number, side: number, scenes: readonly { index: number; state: Scene }[], K: number): RenderPool =>
   poolOf(scenes.length, K, side, (i, k) => renderScenePixels(scenes[i].state, side, seed, scenes[i].index, k));
 
-/** K renders of every object of the scenes, each drawn alone on its scene's background (renderObjectPixels), as a
- *  pool over the objects in scene order: the image JEPA's object-level views. */
-export function objectPool(seed: number, side: number, scenes: readonly { index: number; state: Scene }[], K: number): RenderPool {
+/** K renders of every object of the scenes, each drawn alone (renderObjectPixels; `keep`: the object on its scene's
+ *  background, or its shape only), as a pool over the objects in scene order: the image JEPA's object-level views. */
+export function objectPool(seed: number, side: number, scenes: readonly { index: number; state: Scene }[], K: number, keep: ObjectKeep = 'object'): RenderPool {
   const objects = scenes.flatMap(({ index, state }) => state.objects.map((_, j) => ({ index, state, j })));
-  return poolOf(objects.length, K, side, (i, k) => renderObjectPixels(objects[i].state, side, seed, objects[i].index, objects[i].j, k));
+  return poolOf(objects.length, K, side, (i, k) => renderObjectPixels(objects[i].state, side, seed, objects[i].index, objects[i].j, k, keep));
 }
 
 // K renders of each of n items: render(i, k) gives RGBA bytes [S, S, 4], stored CHW at (i·K + k)·3S².

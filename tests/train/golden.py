@@ -152,6 +152,22 @@ for norm in ['pre', 'post']:
     tiny.append({'cfg': cfg, 'vocab': vocab, 'B': Bp, 'V': Vv, 'lamb': lamb, 'seqs': seqs, 'A': A.ravel().tolist(),
                  'params': {k: {'shape': list(v.shape), 'data': v.ravel().tolist()} for k, v in vals.items()}, 'jepa': jepa, 'ntp': ntp})
 out['tiny'] = tiny
+
+# 5. InfoNCE (SimCLR's NT-Xent; with V > 2 every other view of the item is a positive, SupCon's mean over positives),
+# written from the definition: view-major rows, cosine / tau, a row is not its own candidate.
+infonce = []
+for V_, B_, K_, tau in [(2, 6, 5, 0.1), (3, 4, 6, 0.5)]:
+    P = rng.standard_normal((V_ * B_, K_))
+    Pt = torch.tensor(P, requires_grad=True)
+    z = torch.nn.functional.normalize(Pt, dim=1)
+    logits = (z @ z.T / tau).masked_fill(torch.eye(V_ * B_, dtype=torch.bool), float('-inf'))
+    logp = logits.log_softmax(1)
+    item = torch.arange(V_ * B_) % B_
+    pos = (item[:, None] == item[None, :]) & ~torch.eye(V_ * B_, dtype=torch.bool)
+    nce = -(logp.masked_fill(~pos, 0).sum()) / (V_ * B_ * (V_ - 1))
+    nce.backward()
+    infonce.append({'V': V_, 'B': B_, 'K': K_, 'temperature': tau, 'P': P.ravel().tolist(), 'value': nce.item(), 'grad': Pt.grad.numpy().ravel().tolist()})
+out['infonce'] = infonce
 out['torch'] = torch.__version__
 
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'golden.json'), 'w') as f:

@@ -5,7 +5,7 @@ import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { packBatch, type EncoderConfig, type Params } from '../../engine/models';
 import { eppsPulleyWeights, SP_GRID } from '../../engine/metrics';
-import { initBackend, invariance, jepaLoss, ntpLoss, sigreg, sigregTf, textLoss, type Model } from '../../engine/train';
+import { infoNce, initBackend, invariance, jepaLoss, ntpLoss, sigreg, sigregTf, textLoss, type Model } from '../../engine/train';
 import { encode, pool, project } from '../../engine/models';
 
 type Case = { name: string; N: number; K: number; M: number; X: number[]; A: number[]; value: number; grad: number[] };
@@ -20,6 +20,7 @@ const G = JSON.parse(readFileSync(join(import.meta.dirname, 'golden.json'), 'utf
   invariance: { V: number; B: number; K: number; P: number[]; value: number; grad: number[] };
   ntp: { vocab: number; d: number; lengths: number[]; ids: number[]; H: number[]; E: number[]; value: number; gradH: number[]; gradE: number[] };
   tiny: Tiny[];
+  infonce: { V: number; B: number; K: number; temperature: number; P: number[]; value: number; grad: number[] }[];
 };
 
 const maxAbsDiff = (a: ArrayLike<number>, b: ArrayLike<number>) => {
@@ -64,6 +65,25 @@ describe('SIGReg vs PyTorch', () => {
   it('collapsed input gives 0.402·N', () => {
     const c = G.sigreg.find((x) => x.name === 'collapsed')!;
     expect(c.value / c.N).toBeCloseTo(G.sigregCollapsedPerN, 6);
+  });
+});
+
+describe('InfoNCE vs PyTorch', () => {
+  it('value and gradient, 2 views (NT-Xent) and 3 views (every other view a positive)', () => {
+    expect(G.infonce.map((c) => c.V)).toEqual([2, 3]);
+    for (const c of G.infonce) {
+      const P = tf.tensor2d(c.P, [c.V * c.B, c.K]);
+      const g = tf.grad((p: tf.Tensor) => infoNce(p as tf.Tensor2D, c.V, c.temperature))(P);
+      expect(infoNce(P, c.V, c.temperature).dataSync()[0]).toBeCloseTo(c.value, 5);
+      expect(maxAbsDiff(g.dataSync(), c.grad)).toBeLessThan(1e-5);
+      tf.dispose([P, g]);
+    }
+  });
+  it('is ln(V·B − 1) at collapse (every row alike: all candidates equally likely), and wants whole items', () => {
+    const [V, B] = [3, 5];
+    const same = tf.ones([V * B, 4]) as tf.Tensor2D;
+    expect(infoNce(same, V, 0.2).dataSync()[0]).toBeCloseTo(Math.log(V * B - 1), 5);
+    expect(() => infoNce(tf.ones([7, 4]) as tf.Tensor2D, 2)).toThrow(/7 rows are not 2 views/);
   });
 });
 

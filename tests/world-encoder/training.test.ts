@@ -1,5 +1,6 @@
 // Image-JEPA training is a pure function of (recipe, images): same seed, same bytes; the loss goes down. The world
-// encoder's build too, with crop views, with good image views (renders of one scene state), or with object views.
+// encoder's build too, with crop views, with good image views (renders of one scene state), or with object views
+// (LeJEPA or InfoNCE; objects kept whole, or their shape only).
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { exportVitOnnx, type ViTShape } from '../../engine/models';
@@ -85,5 +86,23 @@ describe('world encoder build', () => {
     expect(WorldEncoderRecipe.safeParse({ ...obj, world: world.world }).success).toBe(false);
     expect(WorldEncoderRecipe.safeParse({ ...obj, jepa: world.jepa }).success).toBe(false);
     await expect(trainImageJepa(obj.jepa, images)).rejects.toThrow(/no object renders were given/);
+  }, 180_000);
+
+  it('is deterministic with shape-only object renders and an InfoNCE object term, each of which changes what is learnt', async () => {
+    const obj: WorldEncoderRecipe = { world: { ...world.world, objectRenders: 3 }, jepa: { ...world.jepa, objects: { views: 2, weight: 0.5 } } };
+    const shapeOnly: WorldEncoderRecipe = { ...obj, world: { ...obj.world, objectKeep: 'shape' } };
+    const nce: WorldEncoderRecipe = { ...shapeOnly, jepa: { ...obj.jepa, objects: { views: 2, weight: 0.5, loss: 'infonce', temperature: 0.2 } } };
+    const [a, b] = [await buildWorldEncoder(nce), await buildWorldEncoder(nce)];
+    expect(b.sha256).toBe(a.sha256);
+    expect(b.manifest.loss).toEqual(a.manifest.loss);
+    const lejepa = await buildWorldEncoder(shapeOnly);
+    expect(new Set([a.sha256, lejepa.sha256, (await buildWorldEncoder(obj)).sha256]).size).toBe(3);
+    // an InfoNCE object term is logged apart: loss = inv + λ·sigreg + weight·objectNce
+    const { last, lastInv, lastSigreg, lastObjectNce } = a.manifest.loss;
+    expect(lastObjectNce).toBeGreaterThan(0);
+    expect(last).toBeCloseTo(lastInv + world.jepa.lamb * lastSigreg + 0.5 * lastObjectNce!, 5);
+    expect(lejepa.manifest.loss.lastObjectNce).toBeUndefined();
+    expect(WorldEncoderRecipe.safeParse({ ...shapeOnly, world: { ...world.world, objectKeep: 'shape' }, jepa: world.jepa }).error?.issues[0].message).toMatch(/objectKeep .* needs world.objectRenders/);
+    expect(WorldEncoderRecipe.safeParse({ ...obj, jepa: { ...obj.jepa, objects: { views: 2, weight: 1, temperature: 0.1 } } }).error?.issues[0].message).toMatch(/temperature is InfoNCE's/);
   }, 180_000);
 });

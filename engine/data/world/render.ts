@@ -2,7 +2,7 @@
 // pixel noise). Colours and shapes are drawn as themselves so the image carries every marginal concept
 // (what a frozen image encoder must pick up), independent of the caption's nuisance.
 import { createCanvas, type Canvas, type SKRSContext2D } from '@napi-rs/canvas';
-import type { Background, Colour, Shape, Size } from './lexicon';
+import { BACKGROUNDS, COLOURS, SIZES, type Background, type Colour, type Shape, type Size } from './lexicon';
 import { WorldRng } from './rng';
 import type { Scene, SceneObject } from './scene';
 
@@ -107,18 +107,29 @@ function draw(scene: Scene, size: number, rng: WorldRng, shuffle: boolean): Uint
   return paint(size, scene.background, light, placed, rng);
 }
 
-/** Object `object` of scene `index` drawn alone on the scene's background, render `view`, as RGBA bytes [size, size, 4]:
- *  its own shape, colour and size class anywhere in the image (centre uniform, the object kept inside; not bound to
- *  its cell) with the renderer's scale, rotation, brightness and noise nuisance. The image JEPA's object-level good
- *  views: renders of one object's state, where only what the object is stays the same. Stream (seed, 6, index, object, view). */
-export function renderObjectPixels(scene: Scene, size: number, seed: number, index: number, object: number, view: number): Uint8ClampedArray {
-  const o = scene.objects[object];
-  if (!o) throw new Error(`scene ${index} has ${scene.objects.length} objects, not object ${object}`);
+// What an object's renders keep: the object (its shape, colour and size class, on its scene's background), or its
+// shape only (colour, size class and background drawn afresh for each render, so that shape is all its views share).
+export type ObjectKeep = 'object' | 'shape';
+
+/** Object `object` of scene `index` drawn alone, render `view`, as RGBA bytes [size, size, 4]: anywhere in the image
+ *  (centre uniform, the object kept inside; not bound to its cell) with the renderer's scale, rotation, brightness and
+ *  noise nuisance; `keep` says what stays the same across renders. The image JEPA's object-level good views: renders
+ *  of one object's state. Streams (seed, 6, index, object, view); 'shape' draws its colour, size class and
+ *  background from (seed, 7, index, object, view) first. */
+export function renderObjectPixels(scene: Scene, size: number, seed: number, index: number, object: number, view: number, keep: ObjectKeep = 'object'): Uint8ClampedArray {
+  const own = scene.objects[object];
+  if (!own) throw new Error(`scene ${index} has ${scene.objects.length} objects, not object ${object}`);
+  let [o, background] = [own, scene.background];
+  if (keep === 'shape') {
+    const redraw = new WorldRng(seed, 7, index, object, view);
+    o = { ...own, colour: redraw.pick(COLOURS), size: redraw.pick(SIZES) };
+    background = redraw.pick(BACKGROUNDS);
+  }
   const rng = new WorldRng(seed, 6, index, object, view);
   const light = 1 + rng.between(-IMAGE_NUISANCE.brightness, IMAGE_NUISANCE.brightness);
   const r = SIZE_RADIUS[o.size] * (size / 3) * (1 + rng.between(-IMAGE_NUISANCE.scale, IMAGE_NUISANCE.scale));
   const [x, y] = [rng.between(r + 1, size - r - 1), rng.between(r + 1, size - r - 1)];
-  return paint(size, scene.background, light, [{ o, x, y, r, angle: rng.between(-IMAGE_NUISANCE.rotation, IMAGE_NUISANCE.rotation) }], rng);
+  return paint(size, background, light, [{ o, x, y, r, angle: rng.between(-IMAGE_NUISANCE.rotation, IMAGE_NUISANCE.rotation) }], rng);
 }
 
 // Fills the background, draws the placed objects in order, adds pixel noise from rng; RGBA bytes of the size's canvas.
