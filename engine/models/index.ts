@@ -6,6 +6,6 @@ export { attention, attentionJs, attentionTf, attentionForward, attentionBackwar
 export { initProjector, project } from './projector';
 export { matMul2d, linear } from './matmul';
 export { TrainRng } from './rng';
-export type { PoolerHead } from './onnx';
+export { type PoolerHead, STEM_PATCH_RULE, stemFitsPatch } from './onnx';
 export { type BatchNormMode, calibrateStem } from './conv-stem';
 export { type ViTShape, initVit, vitForward, vitWeights, vitBlocks, vitOnnxConfig, exportVitOnnx, patchify } from './vit';

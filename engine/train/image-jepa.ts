@@ -6,7 +6,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { z } from 'zod';
 import { SP_GRID } from '../metrics';
-import { ProjectorConfig, TrainRng, calibrateStem, initProjector, initVit, project, vitForward, type Params, type ViTShape } from '../models';
+import { ProjectorConfig, STEM_PATCH_RULE, TrainRng, calibrateStem, initProjector, initVit, project, stemFitsPatch, vitForward, type Params, type ViTShape } from '../models';
 import { ImageSet, ViewRecipe, imageViewBatch, normalised } from './image-views';
 import { firstRenders, renderViewBatch, type RenderPool } from './render-views';
 import { infoNce } from './infonce';
@@ -23,7 +23,7 @@ export const ImageJepaRecipe = z.object({
     mlp: z.number().int().positive(),
     // a conv stem of these widths in place of the patch embedding (3x3 stride-2 convs, BatchNorm, ReLU; engine/models/conv-stem.ts)
     stem: z.array(z.number().int().positive()).min(1).max(5).optional(),
-  }).refine((v) => !v.stem || 2 ** v.stem.length === v.patchSize, { message: 'a conv stem of k stride-2 convs needs patchSize 2^k' }),
+  }).refine(stemFitsPatch, { message: STEM_PATCH_RULE }),
   posStd: z.number().positive(), // init std of the ViT's position table (see initVit)
   projector: ProjectorConfig,
   views: ViewRecipe,

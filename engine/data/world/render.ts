@@ -119,12 +119,9 @@ export type ObjectKeep = 'object' | 'shape';
 export function renderObjectPixels(scene: Scene, size: number, seed: number, index: number, object: number, view: number, keep: ObjectKeep = 'object'): Uint8ClampedArray {
   const own = scene.objects[object];
   if (!own) throw new Error(`scene ${index} has ${scene.objects.length} objects, not object ${object}`);
-  let [o, background] = [own, scene.background];
-  if (keep === 'shape') {
-    const redraw = new WorldRng(seed, 7, index, object, view);
-    o = { ...own, colour: redraw.pick(COLOURS), size: redraw.pick(SIZES) };
-    background = redraw.pick(BACKGROUNDS);
-  }
+  const redraw = keep === 'shape' ? new WorldRng(seed, 7, index, object, view) : null;
+  const o = redraw ? { ...own, colour: redraw.pick(COLOURS), size: redraw.pick(SIZES) } : own;
+  const background = redraw ? redraw.pick(BACKGROUNDS) : scene.background;
   const rng = new WorldRng(seed, 6, index, object, view);
   const light = 1 + rng.between(-IMAGE_NUISANCE.brightness, IMAGE_NUISANCE.brightness);
   const r = SIZE_RADIUS[o.size] * (size / 3) * (1 + rng.between(-IMAGE_NUISANCE.scale, IMAGE_NUISANCE.scale));

@@ -7,6 +7,10 @@ import { InputError } from '../../errors';
 import { TrainRng } from '../rng';
 import { ElemType, GraphBuilder, valueInfo } from './graph-builder';
 
+// k stride-2 convs shrink the image by 2^k: a stem fits a patch size only when that is the patch.
+export const STEM_PATCH_RULE = 'a conv stem of k stride-2 convs needs patchSize 2^k';
+export const stemFitsPatch = (c: { stem?: number[]; patchSize: number }): boolean => !c.stem || 2 ** c.stem.length === c.patchSize;
+
 export const VitConfig = z
   .object({
     imageSize: z.number().int().positive(), // square input side, px (the position table covers (imageSize/patchSize)^2 patches)
@@ -23,7 +27,7 @@ export const VitConfig = z
     stem: z.array(z.number().int().positive()).min(1).optional(),
   })
   .refine((c) => c.imageSize % c.patchSize === 0, 'imageSize must be a multiple of patchSize')
-  .refine((c) => !c.stem || 2 ** c.stem.length === c.patchSize, 'a conv stem of k stride-2 convs needs patchSize 2^k')
+  .refine(stemFitsPatch, STEM_PATCH_RULE)
   .refine((c) => c.hidden % c.heads === 0, 'hidden must be a multiple of heads');
 export type VitConfig = z.infer<typeof VitConfig>;
 export type VitConfigInput = z.input<typeof VitConfig>; // layerNormEps and gelu may be left to their defaults

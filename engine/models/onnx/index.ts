@@ -1,6 +1,7 @@
 // ONNX graphs written and edited by the project: the DINOv2-layout ViT builder and the intermediate-output exposer.
 export { type Dim, ElemType, GraphBuilder, valueInfo } from './graph-builder';
 export {
+  STEM_PATCH_RULE,
   VIT_S14,
   VitConfig,
   type VitConfigInput,
@@ -10,6 +11,7 @@ export {
   buildVitOnnx,
   numPatches,
   randomVitWeights,
+  stemFitsPatch,
   vitWeightShapes,
 } from './dinov2-vit';
 export { exposeOutput } from './expose-output';
