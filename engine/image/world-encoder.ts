@@ -10,7 +10,7 @@ import * as tf from '@tensorflow/tfjs';
 import * as ort from 'onnxruntime-node';
 import { z } from 'zod';
 import type { Dataset } from '../../shared/dataset';
-import { drawScenes, generateWorld, readDataset, resolveWorld, worldScene } from '../data';
+import { OBJECT_KEEPS, drawScenes, generateWorld, readDataset, resolveWorld, worldScene } from '../data';
 import type { Embeddings } from '../embeddings';
 import { InputError } from '../errors';
 import { readJson } from '../json-file';
@@ -29,12 +29,12 @@ export const WorldEncoderRecipe = z.object({
   // nuisance and drawing order re-drawn, plus pixel noise up to jepa.views.noise); absent: crops and colour changes
   // of the one render (jepa.views; bad image views, DINOv2's kind)
   // objectRenders: that many renders of every object of those scenes drawn alone, for jepa.objects (both or neither);
-  // objectKeep: what those renders keep, the object on its scene's background (absent) or 'shape' only
+  // objectKeep: what those renders keep, the object on its scene's background (absent), 'shape' only, or 'shape-colour'
   world: z.object({
     seed: z.number().int().nonnegative(), scenes: z.number().int().positive(), imageSize: z.number().int().positive(),
     renders: z.number().int().min(2).max(64).optional(),
     objectRenders: z.number().int().min(2).max(64).optional(),
-    objectKeep: z.enum(['object', 'shape']).optional(),
+    objectKeep: z.enum(OBJECT_KEEPS).optional(),
   }).refine((w) => !w.objectKeep || w.objectRenders, { message: 'world.objectKeep says what object renders keep: it needs world.objectRenders' }),
   jepa: ImageJepaRecipe,
   // the embedding (pooler_output): absent = the CLS token, as DINOv2; else whitened CLS + region means
@@ -177,7 +177,7 @@ export async function buildWorldEncoder(recipe: WorldEncoderRecipe = WORLD_ENCOD
   const images = pool ? firstRenders(pool) : await worldImages(w.seed, w.scenes, w.imageSize);
   const objects = w.objectRenders ? objectPool(w.seed, w.imageSize, scenes, w.objectRenders, w.objectKeep) : undefined;
   const o = recipe.jepa.objects;
-  const views = (pool ? `renders of ${w.renders}` : 'crops') + (objects && o ? `; + ${o.views} views of ${recipe.jepa.batch} of ${objects.n} objects drawn alone (renders of ${objects.renders}${w.objectKeep === 'shape' ? ' keeping the shape only' : ''}; ${o.loss === 'infonce' ? 'InfoNCE' : 'LeJEPA'})` : '');
+  const views = (pool ? `renders of ${w.renders}` : 'crops') + (objects && o ? `; + ${o.views} views of ${o.batch ?? recipe.jepa.batch} of ${objects.n} objects drawn alone (renders of ${objects.renders}${w.objectKeep === 'shape' ? ' keeping the shape only' : w.objectKeep === 'shape-colour' ? ' keeping shape and colour' : ''}; ${o.loss === 'infonce' ? 'InfoNCE' : 'LeJEPA'}${o.aloneSteps ? `, alone for the first ${o.aloneSteps} steps` : ''})` : '');
   log(`${images.n} world scenes (seed ${w.seed}) rendered in ${((performance.now() - t0) / 1000).toFixed(1)} s; training ${recipe.jepa.steps} steps of ${recipe.jepa.batch} images x ${recipe.jepa.V} views (${views}) on ${backend.name}`);
   let first: ImageStep | null = null, last: ImageStep | null = null;
   const tTrain = performance.now();

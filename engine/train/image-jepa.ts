@@ -38,14 +38,17 @@ export const ImageJepaRecipe = z.object({
   slices: z.number().int().positive(),
   clip: z.number().positive().nullable(),
   seed: z.number().int().nonnegative(),
-  // object-level views: each step also takes `views` renders of `batch` random objects of the training scenes, each
-  // drawn alone anywhere in the image, and adds weight x their loss: LeJEPA (absent; the same projector, λ and
-  // directions) or 'infonce' (infonce.ts; temperature τ, absent = 0.1)
+  // object-level views: each step also takes `views` renders of `batch` random objects (absent: the scenes' batch) of
+  // the training scenes, each drawn alone anywhere in the image, and adds weight x their loss: LeJEPA (absent; the
+  // same projector, λ and directions) or 'infonce' (infonce.ts; temperature τ, absent = 0.1). aloneSteps: the first
+  // that many steps train the object term alone, no scene views (InfoNCE leaves its plateau on objects alone, where
+  // beside the scene term from step 0 it did not: docs/reference.md, "object views alone, for longer").
   objects: z.object({
-    views: z.number().int().min(2), weight: z.number().positive(),
+    views: z.number().int().min(2), weight: z.number().positive(), batch: z.number().int().min(2).optional(),
     loss: z.enum(['lejepa', 'infonce']).optional(), temperature: z.number().positive().optional(),
+    aloneSteps: z.number().int().positive().optional(),
   }).refine((o) => o.temperature === undefined || o.loss === 'infonce', { message: 'objects.temperature is InfoNCE\'s: it needs objects.loss "infonce"' }).optional(),
-});
+}).refine((r) => (r.objects?.aloneSteps ?? 0) < r.steps, { message: 'objects.aloneSteps must be fewer than steps: the scene term needs steps of its own' });
 export type ImageJepaRecipe = z.infer<typeof ImageJepaRecipe>;
 
 // objectNce: the object term's InfoNCE (an InfoNCE object term only)
@@ -60,21 +63,22 @@ export function initImageJepa(r: ImageJepaRecipe): Params {
   return p;
 }
 
-// One step's loss on `pixels` = V views of B images, [V·B, 3, S, S] view-major; every view is global. With
-// `objectPixels` (r.objects.views views of B objects, the same layout) + weight x the object loss on those. A LeJEPA
-// object term adds into inv and sigreg (so loss = inv + λ·sigreg still holds); an InfoNCE one is objectNce
-// (loss = inv + λ·sigreg + weight·objectNce).
-export function imageJepaLoss(r: ImageJepaRecipe, p: Params, pixels: Float32Array, B: number, directionsKey: number, objectPixels?: Float32Array): ImageLossParts {
+// One step's loss on `pixels` = r.V views of the step's images, [V·B, 3, S, S] view-major; every view is global.
+// With `objectPixels` (r.objects.views views of the step's objects, the same layout) + weight x the object loss on
+// those. A LeJEPA object term adds into inv and sigreg (so loss = inv + λ·sigreg still holds); an InfoNCE one is
+// objectNce (loss = inv + λ·sigreg + weight·objectNce). pixels null (an object-alone step): the scene term is 0.
+export function imageJepaLoss(r: ImageJepaRecipe, p: Params, pixels: Float32Array | null, directionsKey: number, objectPixels?: Float32Array): ImageLossParts {
   const L: JepaLoss = { variant: 'sp', lamb: r.lamb, slices: r.slices, grid: SP_GRID, worldSize: 1 };
-  const projected = (px: Float32Array, V: number) => project(r.projector, p, vitForward(r.vit as ViTShape, p, px, V * B, 'batch').cls);
-  const scenes = lejepaLoss(projected(pixels, r.V), r.V, L, directionsKey, r.V);
+  const rows = (px: Float32Array) => px.length / (3 * r.vit.imageSize * r.vit.imageSize);
+  const projected = (px: Float32Array) => project(r.projector, p, vitForward(r.vit as ViTShape, p, px, rows(px), 'batch').cls);
+  const scenes = pixels ? lejepaLoss(projected(pixels), r.V, L, directionsKey, r.V) : { loss: tf.scalar(0), inv: tf.scalar(0), sigreg: tf.scalar(0) };
   const o = r.objects;
   if (!objectPixels || !o) return scenes;
   if (o.loss === 'infonce') {
-    const nce = infoNce(projected(objectPixels, o.views), o.views, o.temperature);
+    const nce = infoNce(projected(objectPixels), o.views, o.temperature);
     return { ...scenes, loss: tf.add(scenes.loss, tf.mul(nce, o.weight)), objectNce: nce };
   }
-  const objects = lejepaLoss(projected(objectPixels, o.views), o.views, L, directionsKey, o.views);
+  const objects = lejepaLoss(projected(objectPixels), o.views, L, directionsKey, o.views);
   const w = o.weight;
   return { loss: tf.add(scenes.loss, tf.mul(objects.loss, w)), inv: tf.add(scenes.inv, tf.mul(objects.inv, w)), sigreg: tf.add(scenes.sigreg, tf.mul(objects.sigreg, w)) };
 }
@@ -94,11 +98,11 @@ export function stepImages(r: ImageJepaRecipe, n: number, step: number): Int32Ar
 export type ViewSource = (ImageSet | { pool: RenderPool; noise: number }) & { objects?: RenderPool };
 const sourceSize = (s: ViewSource) => ('pool' in s ? s.pool.n : s.n);
 
-// Step s's object views: r.batch objects drawn uniformly (with replacement) from the pool, r.objects.views renders each.
-function objectViewBatch(r: ImageJepaRecipe, views: number, objects: RenderPool, step: number): Float32Array {
+// Step s's object views: o.batch (absent: r.batch) objects drawn uniformly (with replacement) from the pool, o.views renders each.
+function objectViewBatch(r: ImageJepaRecipe, o: NonNullable<ImageJepaRecipe['objects']>, objects: RenderPool, step: number): Float32Array {
   const rng = TrainRng.seeded(r.seed, 'object-views', step);
-  const ids = Int32Array.from({ length: r.batch }, () => rng.int(0, objects.n - 1));
-  return renderViewBatch(objects, ids, views, r.views.noise, rng);
+  const ids = Int32Array.from({ length: o.batch ?? r.batch }, () => rng.int(0, objects.n - 1));
+  return renderViewBatch(objects, ids, o.views, r.views.noise, rng);
 }
 
 // A conv stem's BatchNorm statistics: measured after the last step on the first 1,000 of the training images,
@@ -120,10 +124,11 @@ export async function trainImageJepa(r: ImageJepaRecipe, images: ViewSource, hoo
     const t0 = performance.now();
     const ids = stepImages(r, sourceSize(images), step);
     const rng = TrainRng.seeded(r.seed, 'image-views', step);
-    const pixels = 'pool' in images ? renderViewBatch(images.pool, ids, r.V, images.noise, rng) : imageViewBatch(images, ids, r.V, r.views, rng);
-    const objectPixels = r.objects && images.objects ? objectViewBatch(r, r.objects.views, images.objects, step) : undefined;
+    const alone = step < (r.objects?.aloneSteps ?? 0);
+    const pixels = alone ? null : 'pool' in images ? renderViewBatch(images.pool, ids, r.V, images.noise, rng) : imageViewBatch(images, ids, r.V, r.views, rng);
+    const objectPixels = r.objects && images.objects ? objectViewBatch(r, r.objects, images.objects, step) : undefined;
     const lr = lrAt(sched, step);
-    const { values, gradNorm, finite } = await optimizerStep(opt, params, () => imageJepaLoss(r, params, pixels, r.batch, step, objectPixels), r.clip, lr);
+    const { values, gradNorm, finite } = await optimizerStep(opt, params, () => imageJepaLoss(r, params, pixels, step, objectPixels), r.clip, lr);
     if (!finite) throw new Error(`image JEPA diverged at step ${step}: loss ${values.loss}, gradient norm ${gradNorm}`);
     hooks.onStep?.({ step, ...values, lr, gradNorm, seconds: (performance.now() - t0) / 1000 });
     await new Promise((res) => setImmediate(res));

@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { createCanvas, loadImage } from '@napi-rs/canvas';
 import { describe, expect, it } from 'vitest';
-import { BACKGROUNDS, COLOURS, SHAPES, SIZES, drawScenes, renderObjectPixels, renderScene, renderScenePixels, renderSceneView } from '../../engine/data';
+import { BACKGROUNDS, COLOURS, SHAPES, SIZES, drawScenes, renderObjectPixels, renderScene, renderScenePixels, renderSceneView, type ObjectKeep } from '../../engine/data';
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const scenes = drawScenes(7, 24);
@@ -96,21 +96,28 @@ describe('world object views', () => {
     expect(blob(renderScenePixels(scenes[multi], S, 7, multi, 1)).reach).toBeGreaterThan(largest);
   });
 
-  it("keep 'shape': each render is the object's own shape with a colour, size and background drawn for that render", () => {
+  // The one state that the plain object render draws to the same bytes as render v (the placement streams are shared).
+  const stateOf = (j: number, v: number, keep: ObjectKeep) => {
+    const px = Buffer.from(renderObjectPixels(scenes[multi], S, 7, multi, j, v, keep));
+    expect(px.equals(Buffer.from(renderObjectPixels(scenes[multi], S, 7, multi, j, v, keep)))).toBe(true);
+    const found = BACKGROUNDS.flatMap((background) => SHAPES.flatMap((shape) => COLOURS.flatMap((colour) => SIZES.flatMap((size) => {
+      const state = { background, objects: scenes[multi].objects.map((o, k) => (k === j ? { ...o, shape, colour, size } : o)) };
+      return px.equals(Buffer.from(renderObjectPixels(state, S, 7, multi, j, v))) ? [{ background, shape, colour, size }] : [];
+    }))));
+    expect(found).toHaveLength(1);
+    return found[0];
+  };
+
+  it("keep 'shape' / 'shape-colour': each render is the object's own shape (and colour) with the rest drawn for that render", () => {
     const j = 1, own = scenes[multi].objects[j];
-    const matches = [0, 1, 2, 3, 4, 5].map((v) => {
-      const px = Buffer.from(renderObjectPixels(scenes[multi], S, 7, multi, j, v, 'shape'));
-      expect(px.equals(Buffer.from(renderObjectPixels(scenes[multi], S, 7, multi, j, v, 'shape')))).toBe(true);
-      // the one state that the plain object render draws to the same bytes (the placement streams are shared)
-      const found = BACKGROUNDS.flatMap((background) => SHAPES.flatMap((shape) => COLOURS.flatMap((colour) => SIZES.flatMap((size) => {
-        const state = { background, objects: scenes[multi].objects.map((o, k) => (k === j ? { ...o, shape, colour, size } : o)) };
-        return px.equals(Buffer.from(renderObjectPixels(state, S, 7, multi, j, v))) ? [{ background, shape, colour, size }] : [];
-      }))));
-      expect(found).toHaveLength(1);
-      return found[0];
-    });
-    expect(matches.every((m) => m.shape === own.shape)).toBe(true);
-    for (const k of ['colour', 'size', 'background'] as const) expect(new Set(matches.map((m) => m[k])).size).toBeGreaterThan(1);
+    const shapeOnly = [0, 1, 2, 3, 4, 5].map((v) => stateOf(j, v, 'shape'));
+    expect(shapeOnly.every((m) => m.shape === own.shape)).toBe(true);
+    for (const k of ['colour', 'size', 'background'] as const) expect(new Set(shapeOnly.map((m) => m[k])).size).toBeGreaterThan(1);
+    const withColour = [0, 1, 2, 3, 4, 5].map((v) => stateOf(j, v, 'shape-colour'));
+    expect(withColour.every((m) => m.shape === own.shape && m.colour === own.colour)).toBe(true);
+    for (const k of ['size', 'background'] as const) expect(new Set(withColour.map((m) => m[k])).size).toBeGreaterThan(1);
+    // both draw the same size class and background for a render: only the colour is the object's own
+    expect(withColour.map(({ size, background }) => [size, background])).toEqual(shapeOnly.map(({ size, background }) => [size, background]));
     expect(Buffer.from(renderObjectPixels(scenes[multi], S, 7, multi, j, 2, 'object')).equals(Buffer.from(renderObjectPixels(scenes[multi], S, 7, multi, j, 2)))).toBe(true);
   });
 

@@ -1,6 +1,6 @@
 // Image-JEPA training is a pure function of (recipe, images): same seed, same bytes; the loss goes down. The world
 // encoder's build too, with crop views, with good image views (renders of one scene state), or with object views
-// (LeJEPA or InfoNCE; objects kept whole, or their shape only).
+// (LeJEPA or InfoNCE; objects kept whole, or their shape only; trained alone for the first steps, or not).
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { exportVitOnnx, type ViTShape } from '../../engine/models';
@@ -88,7 +88,7 @@ describe('world encoder build', () => {
     await expect(trainImageJepa(obj.jepa, images)).rejects.toThrow(/no object renders were given/);
   }, 180_000);
 
-  it('is deterministic with shape-only object renders and an InfoNCE object term, each of which changes what is learnt', async () => {
+  it('is deterministic with shape-only (or shape-and-colour) object renders and an InfoNCE object term, each of which changes what is learnt', async () => {
     const obj: WorldEncoderRecipe = { world: { ...world.world, objectRenders: 3 }, jepa: { ...world.jepa, objects: { views: 2, weight: 0.5 } } };
     const shapeOnly: WorldEncoderRecipe = { ...obj, world: { ...obj.world, objectKeep: 'shape' } };
     const nce: WorldEncoderRecipe = { ...shapeOnly, jepa: { ...obj.jepa, objects: { views: 2, weight: 0.5, loss: 'infonce', temperature: 0.2 } } };
@@ -96,7 +96,9 @@ describe('world encoder build', () => {
     expect(b.sha256).toBe(a.sha256);
     expect(b.manifest.loss).toEqual(a.manifest.loss);
     const lejepa = await buildWorldEncoder(shapeOnly);
-    expect(new Set([a.sha256, lejepa.sha256, (await buildWorldEncoder(obj)).sha256]).size).toBe(3);
+    const withColour = await buildWorldEncoder({ ...nce, world: { ...nce.world, objectKeep: 'shape-colour' } });
+    expect(new Set([a.sha256, lejepa.sha256, (await buildWorldEncoder(obj)).sha256, withColour.sha256]).size).toBe(4);
+    expect(WorldEncoderRecipe.safeParse(withColour.manifest.recipe).success).toBe(true);
     // an InfoNCE object term is logged apart: loss = inv + λ·sigreg + weight·objectNce
     const { last, lastInv, lastSigreg, lastObjectNce } = a.manifest.loss;
     expect(lastObjectNce).toBeGreaterThan(0);
@@ -104,5 +106,32 @@ describe('world encoder build', () => {
     expect(lejepa.manifest.loss.lastObjectNce).toBeUndefined();
     expect(WorldEncoderRecipe.safeParse({ ...shapeOnly, world: { ...world.world, objectKeep: 'shape' }, jepa: world.jepa }).error?.issues[0].message).toMatch(/objectKeep .* needs world.objectRenders/);
     expect(WorldEncoderRecipe.safeParse({ ...obj, jepa: { ...obj.jepa, objects: { views: 2, weight: 1, temperature: 0.1 } } }).error?.issues[0].message).toMatch(/temperature is InfoNCE's/);
+  }, 180_000);
+
+  it('trains the object term alone for objects.aloneSteps steps, then beside the scene term; objects.batch sets its objects per step', async () => {
+    const objects = { views: 2, weight: 0.5, loss: 'infonce' as const, batch: 6, aloneSteps: 2 };
+    const r: WorldEncoderRecipe = { world: { ...world.world, objectRenders: 3, objectKeep: 'shape' }, jepa: { ...world.jepa, steps: 4, objects } };
+    const build = async (x: WorldEncoderRecipe) => {
+      const steps: ImageStep[] = [];
+      return { ...(await buildWorldEncoder(x, { onStep: (s) => steps.push(s) })), steps };
+    };
+    const [a, b] = [await build(r), await build(r)];
+    expect(b.sha256).toBe(a.sha256);
+    expect(b.steps.map((s) => s.loss)).toEqual(a.steps.map((s) => s.loss));
+    // alone: no scene term at all, the loss is the weighted InfoNCE; after: the scene term is back (loss = inv + λ·sigreg + w·nce)
+    for (const s of a.steps.slice(0, 2)) {
+      expect([s.inv, s.sigreg]).toEqual([0, 0]);
+      expect(s.loss).toBeCloseTo(0.5 * s.objectNce!, 6);
+    }
+    for (const s of a.steps.slice(2)) {
+      expect(s.sigreg).toBeGreaterThan(0);
+      expect(s.loss).toBeCloseTo(s.inv + world.jepa.lamb * s.sigreg + 0.5 * s.objectNce!, 5);
+    }
+    const together = await build({ ...r, jepa: { ...r.jepa, objects: { ...objects, aloneSteps: undefined } } });
+    const eightObjects = await build({ ...r, jepa: { ...r.jepa, objects: { ...objects, batch: undefined } } });
+    expect(new Set([a.sha256, together.sha256, eightObjects.sha256]).size).toBe(3);
+    expect(eightObjects.steps[0].objectNce).not.toBe(a.steps[0].objectNce); // 8 objects (the scenes' batch), not 6, at step 0 already
+    expect(together.steps[0].sigreg).toBeGreaterThan(0);
+    expect(WorldEncoderRecipe.safeParse({ ...r, jepa: { ...r.jepa, objects: { ...objects, aloneSteps: 4 } } }).error?.issues[0].message).toMatch(/aloneSteps must be fewer than steps/);
   }, 180_000);
 });
