@@ -42,13 +42,14 @@ export const ImageJepaRecipe = z.object({
   // the training scenes, each drawn alone anywhere in the image, and adds weight x their loss: LeJEPA (absent; the
   // same projector, λ and directions) or 'infonce' (infonce.ts; temperature τ, absent = 0.1). aloneSteps: the first
   // that many steps train the object term alone, no scene views (InfoNCE leaves its plateau on objects alone, where
-  // beside the scene term from step 0 it did not: docs/reference.md, "object views alone, for longer").
+  // beside the scene term from step 0 it did not: docs/reference.md, "objects that keep shape and colour"); = steps:
+  // scenes are only the pooler's and the stem statistics' images.
   objects: z.object({
     views: z.number().int().min(2), weight: z.number().positive(), batch: z.number().int().min(2).optional(),
     loss: z.enum(['lejepa', 'infonce']).optional(), temperature: z.number().positive().optional(),
     aloneSteps: z.number().int().positive().optional(),
   }).refine((o) => o.temperature === undefined || o.loss === 'infonce', { message: 'objects.temperature is InfoNCE\'s: it needs objects.loss "infonce"' }).optional(),
-}).refine((r) => (r.objects?.aloneSteps ?? 0) < r.steps, { message: 'objects.aloneSteps must be fewer than steps: the scene term needs steps of its own' });
+}).refine((r) => (r.objects?.aloneSteps ?? 0) <= r.steps, { message: 'objects.aloneSteps is at most steps (= steps: the object term alone throughout)' });
 export type ImageJepaRecipe = z.infer<typeof ImageJepaRecipe>;
 
 // objectNce: the object term's InfoNCE (an InfoNCE object term only)

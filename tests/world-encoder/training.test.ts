@@ -108,7 +108,7 @@ describe('world encoder build', () => {
     expect(WorldEncoderRecipe.safeParse({ ...obj, jepa: { ...obj.jepa, objects: { views: 2, weight: 1, temperature: 0.1 } } }).error?.issues[0].message).toMatch(/temperature is InfoNCE's/);
   }, 180_000);
 
-  it('trains the object term alone for objects.aloneSteps steps, then beside the scene term; objects.batch sets its objects per step', async () => {
+  it('trains the object term alone for objects.aloneSteps steps, then beside the scene term (or throughout); objects.batch sets its objects per step', async () => {
     const objects = { views: 2, weight: 0.5, loss: 'infonce' as const, batch: 6, aloneSteps: 2 };
     const r: WorldEncoderRecipe = { world: { ...world.world, objectRenders: 3, objectKeep: 'shape' }, jepa: { ...world.jepa, steps: 4, objects } };
     const build = async (x: WorldEncoderRecipe) => {
@@ -132,6 +132,10 @@ describe('world encoder build', () => {
     expect(new Set([a.sha256, together.sha256, eightObjects.sha256]).size).toBe(3);
     expect(eightObjects.steps[0].objectNce).not.toBe(a.steps[0].objectNce); // 8 objects (the scenes' batch), not 6, at step 0 already
     expect(together.steps[0].sigreg).toBeGreaterThan(0);
-    expect(WorldEncoderRecipe.safeParse({ ...r, jepa: { ...r.jepa, objects: { ...objects, aloneSteps: 4 } } }).error?.issues[0].message).toMatch(/aloneSteps must be fewer than steps/);
+    expect(WorldEncoderRecipe.safeParse({ ...r, jepa: { ...r.jepa, objects: { ...objects, aloneSteps: 5 } } }).error?.issues[0].message).toMatch(/aloneSteps is at most steps/);
+    // alone throughout: no step has a scene term
+    const alone = await build({ ...r, jepa: { ...r.jepa, objects: { ...objects, aloneSteps: 4 } } });
+    expect(alone.steps.every((s) => s.sigreg === 0 && s.inv === 0)).toBe(true);
+    expect(alone.steps.slice(0, 2).map((s) => s.loss)).toEqual(a.steps.slice(0, 2).map((s) => s.loss));
   }, 180_000);
 });
