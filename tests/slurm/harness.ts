@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 
 const PREFIX = 'prh-slurm-cluster-';
 const DAEMONS = ['munged', 'slurmctld', 'slurmd'] as const;
+const CRED_EXPIRE_S = 10; // a requeued job's wait before it runs again (Slurm's default: 120 s)
 const COMMANDS = ['sbatch', 'squeue', 'scontrol', 'scancel', 'sinfo'];
 
 export type Cluster = {
@@ -122,7 +123,9 @@ function slurmConf(dir: string, ports: { ctld: number; d: number }, node: string
     'SlurmUser=root',
     'SlurmdUser=root',
     'AuthType=auth/munge',
-    `AuthInfo=socket=${join(dir, 'munge.socket')}`,
+    // cred_expire: how long a requeued job waits before it may run again, and how long slurmd refuses to launch it
+    // ("Job N already killed, do not launch batch job": the old run's credential is revoked until then); default 120 s
+    `AuthInfo=socket=${join(dir, 'munge.socket')},cred_expire=${CRED_EXPIRE_S}`,
     'CredType=cred/munge',
     `StateSaveLocation=${join(dir, 'spool', 'ctld')}`,
     `SlurmdSpoolDir=${join(dir, 'spool', 'd')}`,
