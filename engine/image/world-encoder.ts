@@ -10,7 +10,7 @@ import * as tf from '@tensorflow/tfjs';
 import * as ort from 'onnxruntime-node';
 import { z } from 'zod';
 import type { Dataset } from '../../shared/dataset';
-import { OBJECT_KEEPS, drawScenes, generateWorld, readDataset, resolveWorld, worldScene } from '../data';
+import { OBJECT_KEEPS, type ObjectKeep, drawScenes, generateWorld, readDataset, resolveWorld, worldScene } from '../data';
 import type { Embeddings } from '../embeddings';
 import { InputError } from '../errors';
 import { readJson } from '../json-file';
@@ -165,6 +165,9 @@ export async function fitVitPooler(shape: ViTShape, params: Params, images: Imag
 export type BuildHooks = { onStep?(s: ImageStep): void; log?(text: string): void };
 export type BuiltEncoder = { bytes: Uint8Array; sha256: string; manifest: Omit<WorldEncoderManifest, 'probe' | 'file'> };
 
+// the build log's words for what object renders keep
+const KEEP_WORDS: Record<ObjectKeep, string> = { object: '', shape: ' keeping the shape only', 'shape-colour': ' keeping shape and colour' };
+
 export async function buildWorldEncoder(recipe: WorldEncoderRecipe = WORLD_ENCODER_RECIPE, hooks: BuildHooks = {}): Promise<BuiltEncoder> {
   const t0 = performance.now();
   const load0 = loadavg();
@@ -177,7 +180,7 @@ export async function buildWorldEncoder(recipe: WorldEncoderRecipe = WORLD_ENCOD
   const images = pool ? firstRenders(pool) : await worldImages(w.seed, w.scenes, w.imageSize);
   const objects = w.objectRenders ? objectPool(w.seed, w.imageSize, scenes, w.objectRenders, w.objectKeep) : undefined;
   const o = recipe.jepa.objects;
-  const views = (pool ? `renders of ${w.renders}` : 'crops') + (objects && o ? `; + ${o.views} views of ${o.batch ?? recipe.jepa.batch} of ${objects.n} objects drawn alone (renders of ${objects.renders}${w.objectKeep === 'shape' ? ' keeping the shape only' : w.objectKeep === 'shape-colour' ? ' keeping shape and colour' : ''}; ${o.loss === 'infonce' ? 'InfoNCE' : 'LeJEPA'}${o.aloneSteps ? `, alone for the first ${o.aloneSteps} steps` : ''})` : '');
+  const views = (pool ? `renders of ${w.renders}` : 'crops') + (objects && o ? `; + ${o.views} views of ${o.batch ?? recipe.jepa.batch} of ${objects.n} objects drawn alone (renders of ${objects.renders}${KEEP_WORDS[w.objectKeep ?? 'object']}; ${o.loss === 'infonce' ? 'InfoNCE' : 'LeJEPA'}${o.aloneSteps ? `, alone for the first ${o.aloneSteps} steps` : ''})` : '');
   log(`${images.n} world scenes (seed ${w.seed}) rendered in ${((performance.now() - t0) / 1000).toFixed(1)} s; training ${recipe.jepa.steps} steps of ${recipe.jepa.batch} images x ${recipe.jepa.V} views (${views}) on ${backend.name}`);
   let first: ImageStep | null = null, last: ImageStep | null = null;
   const tTrain = performance.now();

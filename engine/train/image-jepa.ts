@@ -99,6 +99,13 @@ export function stepImages(r: ImageJepaRecipe, n: number, step: number): Int32Ar
 export type ViewSource = (ImageSet | { pool: RenderPool; noise: number }) & { objects?: RenderPool };
 const sourceSize = (s: ViewSource) => ('pool' in s ? s.pool.n : s.n);
 
+// Step s's scene views: r.V views of the step's r.batch images.
+function sceneViewBatch(r: ImageJepaRecipe, images: ViewSource, step: number): Float32Array {
+  const ids = stepImages(r, sourceSize(images), step);
+  const rng = TrainRng.seeded(r.seed, 'image-views', step);
+  return 'pool' in images ? renderViewBatch(images.pool, ids, r.V, images.noise, rng) : imageViewBatch(images, ids, r.V, r.views, rng);
+}
+
 // Step s's object views: o.batch (absent: r.batch) objects drawn uniformly (with replacement) from the pool, o.views renders each.
 function objectViewBatch(r: ImageJepaRecipe, o: NonNullable<ImageJepaRecipe['objects']>, objects: RenderPool, step: number): Float32Array {
   const rng = TrainRng.seeded(r.seed, 'object-views', step);
@@ -123,10 +130,8 @@ export async function trainImageJepa(r: ImageJepaRecipe, images: ViewSource, hoo
   const sched: Schedule = { lr: r.lr, warmupSteps: r.warmupSteps, warmupStart: 0.01, minLr: r.minLr, totalSteps: r.steps };
   for (let step = 0; step < r.steps; step++) {
     const t0 = performance.now();
-    const ids = stepImages(r, sourceSize(images), step);
-    const rng = TrainRng.seeded(r.seed, 'image-views', step);
     const alone = step < (r.objects?.aloneSteps ?? 0);
-    const pixels = alone ? null : 'pool' in images ? renderViewBatch(images.pool, ids, r.V, images.noise, rng) : imageViewBatch(images, ids, r.V, r.views, rng);
+    const pixels = alone ? null : sceneViewBatch(r, images, step);
     const objectPixels = r.objects && images.objects ? objectViewBatch(r, r.objects, images.objects, step) : undefined;
     const lr = lrAt(sched, step);
     const { values, gradNorm, finite } = await optimizerStep(opt, params, () => imageJepaLoss(r, params, pixels, step, objectPixels), r.clip, lr);

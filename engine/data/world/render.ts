@@ -122,10 +122,10 @@ export type ObjectKeep = (typeof OBJECT_KEEPS)[number];
 export function renderObjectPixels(scene: Scene, size: number, seed: number, index: number, object: number, view: number, keep: ObjectKeep = 'object'): Uint8ClampedArray {
   const own = scene.objects[object];
   if (!own) throw new Error(`scene ${index} has ${scene.objects.length} objects, not object ${object}`);
-  const redraw = keep === 'object' ? null : new WorldRng(seed, 7, index, object, view);
-  const colour = redraw?.pick(COLOURS);
-  const o = redraw ? { ...own, colour: keep === 'shape' ? colour! : own.colour, size: redraw.pick(SIZES) } : own;
-  const background = redraw ? redraw.pick(BACKGROUNDS) : scene.background;
+  const rd = keep === 'object' ? null : new WorldRng(seed, 7, index, object, view);
+  const drawn = rd && { colour: rd.pick(COLOURS), size: rd.pick(SIZES), background: rd.pick(BACKGROUNDS) }; // in this order
+  const o = drawn ? { ...own, colour: keep === 'shape' ? drawn.colour : own.colour, size: drawn.size } : own;
+  const background = drawn?.background ?? scene.background;
   const rng = new WorldRng(seed, 6, index, object, view);
   const light = 1 + rng.between(-IMAGE_NUISANCE.brightness, IMAGE_NUISANCE.brightness);
   const r = SIZE_RADIUS[o.size] * (size / 3) * (1 + rng.between(-IMAGE_NUISANCE.scale, IMAGE_NUISANCE.scale));
