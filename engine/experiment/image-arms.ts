@@ -17,9 +17,19 @@ import { embedImageSide, type ImageSide, type Photos } from './images';
 import type { ExperimentLayout } from './layout';
 import { PATCH, type RenderableWorld } from './world-scenes';
 
-/** The image JEPA of both arms: the shipped world encoder's recipe at the config's size, steps and seed. */
+// Both arms' image JEPA at the world encoder's first (crops-only) recipe: the 2x2 compares views, so the arms share
+// one plain ViT recipe and differ only in what a view is (no conv stem, no object term: those are the shipped world
+// encoder's, docs/reference.md "Objects that keep shape and colour"). λ is for V·B = 4·32 (see imageArmRecipe).
+const ARM_JEPA = {
+  posStd: 1,
+  projector: { norm: [true, false], act: 'gelu' },
+  views: { scale: [0.8, 1], ratio: [0.9, 1.1], flip: 0, brightness: 0.2, contrast: 0.2, noise: 0.04 },
+  V: 4, batch: 32, lr: 2e-3, warmupSteps: 30, minLr: 0.05, weightDecay: 0.05, lamb: 0.08, slices: 256, clip: 1,
+} as const;
+
+/** The image JEPA of both arms: ARM_JEPA at the config's size, steps and seed. */
 function imageArmRecipe(v: ImageViews, imageSize: number): ImageJepaRecipe {
-  const base = WORLD_ENCODER_RECIPE.jepa;
+  const base = ARM_JEPA;
   const h = v.hidden;
   return ImageJepaRecipe.parse({
     ...base,
@@ -28,7 +38,7 @@ function imageArmRecipe(v: ImageViews, imageSize: number): ImageJepaRecipe {
     batch: v.batch,
     steps: v.steps,
     warmupSteps: Math.min(base.warmupSteps, Math.floor(v.steps / 10)),
-    lamb: (base.lamb * base.V * base.batch) / (base.V * v.batch), // λ·N constant (see WORLD_ENCODER_RECIPE)
+    lamb: (base.lamb * base.V * base.batch) / (base.V * v.batch), // λ·N constant
     seed: v.seed,
   });
 }
