@@ -31,7 +31,7 @@ export function registerWorldEncoder(program: Command): void {
   const world = program.commands.find((c) => c.name() === 'world') ?? program.command('world').description('the procedural world');
   world
     .command('build-encoder')
-    .description('train the world image encoder (image JEPA, no captions) and export it in the DINOv2 ONNX layout')
+    .description('train the world image encoder (self-supervised: no captions, no labels) and export it in the DINOv2 ONNX layout')
     .option('--out <file.onnx>', 'model to write; the manifest goes next to it as .json', 'resources/world-encoder.onnx')
     .option('--recipe <file.json>', 'build this recipe (the "recipe" object of a manifest) instead of the shipped one')
     .option('--check', 'rebuild the recipe of the manifest next to --out without writing, and compare the sha256')

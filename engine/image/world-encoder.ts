@@ -42,32 +42,36 @@ export const WorldEncoderRecipe = z.object({
 }).refine((r) => !r.world.objectRenders === !r.jepa.objects, { message: 'world.objectRenders and jepa.objects go together: object views need object renders' });
 export type WorldEncoderRecipe = z.infer<typeof WorldEncoderRecipe>;
 
-// Sized to build in ~15 min on one shared core (measured ~1.4 s/step at load ~3 on 2 cores). d = 64 matches the
-// text side's cpu preset. Views: crops keep ≥ 80% of the area (crops of 60% zoom objects across size classes and
-// shift them across grid cells: size and position fell to the random-init level), no flips (captions say
-// left/right), no hue jitter (captions name colours); λ·N ≈ 10 as the prototype's 0.02·512 (docs/reference.md#prototype-findings). Position table init
-// std 1: at .02 the CLS carried no position at all (probe .10 at init and after training; .43 at init with std 1).
+// Conv stem [16, 32, 64] + ViT p8 w64 d2 trained on objects alone: every object of the 5,000 training scenes drawn
+// alone in 8 renders (anywhere in the image, shape and colour kept, size and background redrawn), two of them a view
+// pair, 64 objects a step, InfoNCE (τ .1), all 1,500 steps; the scenes serve only the stem's BatchNorm statistics and
+// the pooler. 57 min on 2 cores (2.24 s/step). Scene-level JEPAs (crops or good views, ViT or stem, up to 2,400
+// steps) never read shape above chance and stayed at ceiling .39-.43; InfoNCE on objects learns shape (LeJEPA's views
+// agree through colour and size alone), and alone, not beside the scene term, is when it leaves its plateau
+// (docs/reference.md, "objects that keep shape and colour"). The scene views (crops ≥ 80%, no flips, no hue jitter)
+// are drawn by no step; their pixel noise is the object views'. Position table std 1: at .02 the CLS carried no position.
 export const WORLD_ENCODER_RECIPE: WorldEncoderRecipe = {
-  world: { seed: 1, scenes: 5000, imageSize: 64 },
+  world: { seed: 1, scenes: 5000, imageSize: 64, objectRenders: 8, objectKeep: 'shape-colour' },
   jepa: {
-    vit: { imageSize: 64, patchSize: 8, hidden: 64, depth: 2, heads: 4, mlp: 256 },
+    vit: { imageSize: 64, patchSize: 8, hidden: 64, depth: 2, heads: 4, mlp: 256, stem: [16, 32, 64] },
     posStd: 1,
     projector: { dims: [256, 64], norm: [true, false], act: 'gelu' },
     views: { scale: [0.8, 1], ratio: [0.9, 1.1], flip: 0, brightness: 0.2, contrast: 0.2, noise: 0.04 },
     V: 4,
     batch: 32,
-    steps: 900,
+    steps: 1500,
     lr: 2e-3,
-    warmupSteps: 30,
+    warmupSteps: 50,
     minLr: 0.05,
     weightDecay: 0.05,
     lamb: 0.08,
     slices: 256,
     clip: 1,
     seed: 0,
+    objects: { views: 2, weight: 1, batch: 64, loss: 'infonce', aloneSteps: 1500 },
   },
-  // CLS + 4x4 region means (2x2 patches each) whitened to 192: among grids 3/4/8 and dims 64-512 tried on the shipped
-  // ViT (ceiling .23-.41), the best; fitted on all 5,000 training renders.
+  // CLS + 4x4 region means (2x2 patches each) whitened to 192: among grids 3/4/8 and dims 64-512 tried on the earlier
+  // crops-only ViT (ceiling .23-.41), the best; fitted on all 5,000 training renders.
   pooler: { grid: 4, dims: 192, scenes: 5000 },
 };
 
