@@ -19,7 +19,10 @@ import { PATCH, type RenderableWorld } from './world-scenes';
 
 // Both arms' image JEPA at the world encoder's first (crops-only) recipe: the 2x2 compares views, so the arms share
 // one plain ViT recipe and differ only in what a view is (no conv stem, no object term: those are the shipped world
-// encoder's, docs/reference.md "Objects that keep shape and colour"). λ is for V·B = 4·32 (see imageArmRecipe).
+// encoder's, docs/reference.md "Objects that keep shape and colour"). λ is for V·B = 4·32 (see imageArmRecipe):
+// λ·N ≈ 10 as the prototype's 0.02·512. Crops keep ≥ 80% of the area (at 60% they zoom objects across size classes
+// and shift them across cells), no flips (captions say left/right), no hue jitter (captions name colours); position
+// std 1 (at .02 the CLS carried no position).
 const ARM_JEPA = {
   posStd: 1,
   projector: { norm: [true, false], act: 'gelu' },
