@@ -49,7 +49,8 @@ export type WorldEncoderRecipe = z.infer<typeof WorldEncoderRecipe>;
 // steps) never read shape above chance and stayed at ceiling .39-.43; InfoNCE on objects learns shape (LeJEPA's views
 // agree through colour and size alone), and alone, not beside the scene term, is when it leaves its plateau
 // (docs/reference.md, "objects that keep shape and colour"). The scene views (crops ≥ 80%, no flips, no hue jitter)
-// are drawn by no step; their pixel noise is the object views'. Position table std 1: at .02 the CLS carried no position.
+// are drawn by no step; their pixel noise is the object views'. Position table std 1: at .02 the CLS carried no
+// position.
 export const WORLD_ENCODER_RECIPE: WorldEncoderRecipe = {
   world: { seed: 1, scenes: 5000, imageSize: 64, objectRenders: 8, objectKeep: 'shape-colour' },
   jepa: {
