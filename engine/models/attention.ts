@@ -15,74 +15,143 @@ const probOffsets = (s: AttentionShape): Int32Array => {
   return o;
 };
 
+// Both kernels copy each (sequence, head) block's q, k, v (and dOut) into contiguous rows and run four independent add
+// chains at a time (dot products, weighted sums): a single chain waits on each add's latency. Each chain keeps the
+// order of the plain loops and their roundings (float64 dot products, float32 accumulators), so the results are
+// bit-identical to those loops (tests/models/kernels.test.ts checks them against tf's attention and the gradient).
+type Block = { q: Float64Array; k: Float64Array; v: Float64Array }; // each [n, dh]
+function gather(src: Float32Array, base: number, n: number, row: number, cols: number, dh: number, into: Float64Array): Float64Array {
+  for (let i = 0; i < n; i++) for (let c = 0; c < dh; c++) into[i * dh + c] = src[base + i * row + cols + c];
+  return into;
+}
+const blockOf = (s: AttentionShape): Block => {
+  const size = Math.max(...s.lengths) * (s.d / s.heads);
+  return { q: new Float64Array(size), k: new Float64Array(size), v: new Float64Array(size) };
+};
+
+// out[j] = Σ_c x[xo + c] · m[j·dh + c] for j < count (float64, c in order), four rows of m at a time.
+function dots(x: Float64Array, xo: number, m: Float64Array, count: number, dh: number, out: Float64Array): void {
+  let j = 0;
+  for (; j + 4 <= count; j += 4) {
+    let a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    const m0 = j * dh, m1 = m0 + dh, m2 = m1 + dh, m3 = m2 + dh;
+    for (let c = 0; c < dh; c++) {
+      const xc = x[xo + c];
+      a0 += xc * m[m0 + c];
+      a1 += xc * m[m1 + c];
+      a2 += xc * m[m2 + c];
+      a3 += xc * m[m3 + c];
+    }
+    out[j] = a0;
+    out[j + 1] = a1;
+    out[j + 2] = a2;
+    out[j + 3] = a3;
+  }
+  for (; j < count; j++) {
+    let a = 0;
+    for (let c = 0; c < dh; c++) a += x[xo + c] * m[j * dh + c];
+    out[j] = a;
+  }
+}
+
+// out[o + c] = Σ_j w[j] · m[(from + j)·dh + c] for c < dh, summed over j < count in order and rounded to float32
+// after every add (as a Float32Array accumulator would be), four columns at a time.
+function weightedSum(w: Float64Array, m: Float64Array, from: number, count: number, dh: number, out: Float32Array, o: number): void {
+  let c = 0;
+  for (; c + 4 <= dh; c += 4) {
+    let a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    for (let j = 0; j < count; j++) {
+      const wj = w[j], r = (from + j) * dh + c;
+      a0 = Math.fround(a0 + wj * m[r]);
+      a1 = Math.fround(a1 + wj * m[r + 1]);
+      a2 = Math.fround(a2 + wj * m[r + 2]);
+      a3 = Math.fround(a3 + wj * m[r + 3]);
+    }
+    out[o + c] = a0;
+    out[o + c + 1] = a1;
+    out[o + c + 2] = a2;
+    out[o + c + 3] = a3;
+  }
+  for (; c < dh; c++) {
+    let a = 0;
+    for (let j = 0; j < count; j++) a = Math.fround(a + w[j] * m[(from + j) * dh + c]);
+    out[o + c] = a;
+  }
+}
+
 export function attentionForward(qkv: Float32Array, s: AttentionShape): { out: Float32Array; probs: Float32Array } {
   const { N, d, heads: H, offsets, lengths, causal } = s;
   const dh = d / H, scale = 1 / Math.sqrt(dh), row = 3 * d;
   const out = new Float32Array(N * d);
   const po = probOffsets(s);
   const probs = new Float32Array(po[po.length - 1]); // per (b, h): [n_b, n_b]
+  const { q, k, v } = blockOf(s);
+  const w = new Float64Array(Math.max(...lengths)); // one row's scores, then its weights (float64, as the loops had them)
   for (let b = 0; b < lengths.length; b++) {
     const n = lengths[b], base = offsets[b] * row;
     for (let h = 0; h < H; h++) {
-      const qo = base + h * dh, ko = base + d + h * dh, vo = base + 2 * d + h * dh;
+      gather(qkv, base, n, row, h * dh, dh, q);
+      gather(qkv, base, n, row, d + h * dh, dh, k);
+      gather(qkv, base, n, row, 2 * d + h * dh, dh, v);
       for (let i = 0; i < n; i++) {
         const kmax = causal ? i + 1 : n;
         const p = po[b * H + h] + i * n;
+        dots(q, i * dh, k, kmax, dh, w);
         let mx = -Infinity;
         for (let j = 0; j < kmax; j++) {
-          let acc = 0;
-          for (let c = 0; c < dh; c++) acc += qkv[qo + i * row + c] * qkv[ko + j * row + c];
-          acc *= scale;
-          probs[p + j] = acc;
-          if (acc > mx) mx = acc;
+          const a = w[j] * scale;
+          probs[p + j] = a;
+          if (a > mx) mx = a;
         }
         let sum = 0;
         for (let j = 0; j < kmax; j++) sum += probs[p + j] = Math.exp(probs[p + j] - mx);
-        const o = (offsets[b] + i) * d + h * dh;
-        for (let j = 0; j < kmax; j++) {
-          const w = (probs[p + j] /= sum);
-          for (let c = 0; c < dh; c++) out[o + c] += w * qkv[vo + j * row + c];
-        }
+        for (let j = 0; j < kmax; j++) w[j] = probs[p + j] /= sum;
+        weightedSum(w, v, 0, kmax, dh, out, (offsets[b] + i) * d + h * dh);
       }
     }
   }
   return { out, probs };
 }
 
-// dOut: [N, d] -> dQKV: [N, 3d]. dS = P ∘ (dP − rowsum(P ∘ dP)), dP = dO·Vᵀ.
+// dOut: [N, d] -> dQKV: [N, 3d]. dS = P ∘ (dP − rowsum(P ∘ dP)), dP = dO·Vᵀ; dQ = dS·K row by row, then dV = Pᵀ·dO
+// and dK = dSᵀ·Q column by column (each sum over the rows i in order, as the row loop accumulated it).
 export function attentionBackward(qkv: Float32Array, probs: Float32Array, dOut: Float32Array, s: AttentionShape): Float32Array {
   const { N, d, heads: H, offsets, lengths, causal } = s;
   const dh = d / H, scale = 1 / Math.sqrt(dh), row = 3 * d;
   const g = new Float32Array(N * row);
   const po = probOffsets(s);
-  const dP = new Float32Array(Math.max(...lengths));
+  const T = Math.max(...lengths);
+  const dP = new Float64Array(T), col = new Float64Array(T);
+  const dS = new Float64Array(T * T); // this block's dS rows [n, n]
+  const { q, k, v } = blockOf(s);
+  const go = new Float64Array(T * dh);
   for (let b = 0; b < lengths.length; b++) {
     const n = lengths[b], base = offsets[b] * row;
     for (let h = 0; h < H; h++) {
-      const qo = base + h * dh, ko = base + d + h * dh, vo = base + 2 * d + h * dh;
+      gather(qkv, base, n, row, h * dh, dh, q);
+      gather(qkv, base, n, row, d + h * dh, dh, k);
+      gather(qkv, base, n, row, 2 * d + h * dh, dh, v);
+      gather(dOut, offsets[b] * d, n, d, h * dh, dh, go);
+      const p0 = po[b * H + h];
       for (let i = 0; i < n; i++) {
         const kmax = causal ? i + 1 : n;
-        const p = po[b * H + h] + i * n;
-        const o = (offsets[b] + i) * d + h * dh;
+        const p = p0 + i * n;
+        dots(go, i * dh, v, kmax, dh, dP);
         let dot = 0;
         for (let j = 0; j < kmax; j++) {
-          const w = probs[p + j];
-          let acc = 0;
-          for (let c = 0; c < dh; c++) {
-            const go = dOut[o + c];
-            acc += go * qkv[vo + j * row + c];
-            g[vo + j * row + c] += w * go; // dV
-          }
-          dP[j] = acc;
-          dot += w * acc;
+          const a = dP[j];
+          dot += probs[p + j] * a; // the row sum takes dP unrounded, dS the float32 value the loops stored
+          dP[j] = Math.fround(a);
         }
-        for (let j = 0; j < kmax; j++) {
-          const ds = probs[p + j] * (dP[j] - dot) * scale;
-          for (let c = 0; c < dh; c++) {
-            g[qo + i * row + c] += ds * qkv[ko + j * row + c]; // dQ
-            g[ko + j * row + c] += ds * qkv[qo + i * row + c]; // dK
-          }
-        }
+        for (let j = 0; j < kmax; j++) col[j] = dS[i * n + j] = probs[p + j] * (dP[j] - dot) * scale;
+        weightedSum(col, k, 0, kmax, dh, g, base + i * row + h * dh); // dQ[i]
+      }
+      for (let j = 0; j < n; j++) {
+        const i0 = causal ? j : 0; // the rows that attend to key j
+        for (let i = i0; i < n; i++) col[i - i0] = probs[p0 + i * n + j];
+        weightedSum(col, go, i0, n - i0, dh, g, base + j * row + 2 * d + h * dh); // dV[j]
+        for (let i = i0; i < n; i++) col[i - i0] = dS[i * n + j];
+        weightedSum(col, q, i0, n - i0, dh, g, base + j * row + d + h * dh); // dK[j]
       }
     }
   }

@@ -1,6 +1,7 @@
 // Image encoder throughput: onnxruntime-node (CPU) vs PyTorch eager (Debian torch, same weights, same input) on
 // DINOv2-layout ViTs at batch 1 and 16. Each side runs in its own process so its peak RSS is its own. And the conv
-// stem's training step (tfjs wasm im2col vs torch Conv2d), what a world-encoder build with a stem pays.
+// stem's training step (tfjs wasm im2col vs torch Conv2d), what a world-encoder build with a stem pays, and the
+// ViT's attention forward + backward (the plain-JS kernels vs torch's batched matmuls), per block of a build step.
 // Run as `npm run bench -- image`; the file re-runs itself as the ORT worker (`tsx image.bench.ts --ort ...`).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -11,7 +12,7 @@ import { createCanvas } from '@napi-rs/canvas';
 import * as tf from '@tensorflow/tfjs';
 import * as ort from 'onnxruntime-node';
 import { Preprocessor, decodeImage, resolveSpec } from '../../engine/image';
-import { TrainRng, initVit } from '../../engine/models';
+import { TrainRng, attentionBackward, attentionForward, initVit } from '../../engine/models';
 import { stemForward } from '../../engine/models/conv-stem';
 import { VIT_S14, VitConfig, buildVitOnnx, decodeModel, randomVitWeights, vitWeightShapes } from '../../engine/models/onnx';
 import { initBackend } from '../../engine/train';
@@ -173,6 +174,32 @@ async function stemBench(torchSkip: string | null): Promise<Record<string, unkno
   return { stem, images: n, side: S, tfjs, torch, torchOverTfjs: ratio };
 }
 
+// One ViT block's attention forward + backward at the world encoder's build step (128 images x 65 tokens, width 64,
+// 4 heads): engine/models/attention.ts's JS kernels (what the wasm backend trains with) against torch's
+// q·kᵀ / softmax / ·v on one thread: median of 5 after a warm-up.
+function attentionBench(torchSkip: string | null): Record<string, unknown> {
+  const B = 128, T = 65, d = 64, heads = 4, iters = 5;
+  const s = { N: B * T, d, heads, offsets: Int32Array.from({ length: B }, (_, b) => b * T), lengths: new Int32Array(B).fill(T), causal: false };
+  const rng = TrainRng.seeded(0, 'bench');
+  const qkv = Float32Array.from({ length: s.N * 3 * d }, () => rng.normal() * 0.5);
+  const dOut = Float32Array.from({ length: s.N * d }, () => rng.normal());
+  const times: number[] = [];
+  for (let i = 0; i <= iters; i++) {
+    const t = performance.now();
+    attentionBackward(qkv, attentionForward(qkv, s).probs, dOut, s);
+    if (i) times.push(performance.now() - t);
+  }
+  const js = { msPerStep: median(times) };
+  const torch = torchSkip
+    ? { skipped: torchSkip }
+    : (JSON.parse(execFileSync(PYTHON, [join(root, 'tests', 'image', 'reference.py'), 'attention-bench', String(B), String(T), String(d), String(heads), String(iters)], {
+        encoding: 'utf8', env: { ...process.env, OPENBLAS_NUM_THREADS: '1', OMP_NUM_THREADS: '1' },
+      }).trim().split('\n').pop()!) as { msPerStep: number });
+  const ratio = 'msPerStep' in torch ? torch.msPerStep / js.msPerStep : null;
+  console.log(`attention fwd+bwd, ${B} x ${T} tokens, d ${d}, ${heads} heads: JS ${js.msPerStep.toFixed(0)} ms` + ('msPerStep' in torch ? ` | torch ${torch.msPerStep.toFixed(0)} ms | torch/JS ${ratio!.toFixed(2)}` : ` | torch skipped: ${torchSkip}`));
+  return { sequences: B, tokens: T, d, heads, js, torch, torchOverJs: ratio };
+}
+
 const suite = {
   name: 'image',
   run: async () => {
@@ -195,6 +222,7 @@ const suite = {
       vitS14: await benchModel('vit-s14', vits, torchSkip),
       worldEncoder: worldResult,
       stemTrainingStep: await stemBench(torchSkip),
+      attentionStep: attentionBench(torchSkip),
     };
   },
 } satisfies BenchSuite;

@@ -7,6 +7,8 @@
                       on the batch DIR/input.f32 [B,3,S,S]; prints one JSON line
   stem-bench N S W ITERS  times one training step's forward + backward of a conv stem of widths W (e.g. 16,32,64:
                       Conv2d + BatchNorm2d in train mode + ReLU) on N SxS images, one thread; prints one JSON line
+  attention-bench B T D H ITERS  times multi-head attention's forward + backward (q·kᵀ/√dh, softmax, ·v; the
+                      workbench ViT's math) on B sequences of T tokens, width D, H heads, one thread; one JSON line
 """
 import json
 import math
@@ -244,6 +246,25 @@ def stem_bench(n, side, widths, iters):
     print(json.dumps({"torch": torch.__version__, "threads": torch.get_num_threads(), "msPerStep": float(np.median(times)) * 1000}))
 
 
+def attention_bench(b, t, d, h, iters):
+    import torch
+
+    torch.set_num_threads(1)
+    g = torch.Generator().manual_seed(0)
+    qkv = (torch.randn(b, t, 3, h, d // h, generator=g) * 0.5).requires_grad_()
+    w = torch.randn(b, t, d, generator=g)
+    times = []
+    for i in range(iters + 1):  # the first is a warm-up
+        qkv.grad = None
+        t0 = time.perf_counter()
+        q, k, v = qkv.permute(2, 0, 3, 1, 4)  # each [B, H, T, dh]
+        ctx = torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(d // h), -1) @ v
+        (ctx.transpose(1, 2).reshape(b, t, d) * w).sum().backward()
+        if i:
+            times.append(time.perf_counter() - t0)
+    print(json.dumps({"torch": torch.__version__, "threads": torch.get_num_threads(), "msPerStep": float(np.median(times)) * 1000}))
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "golden":
         golden()
@@ -251,3 +272,5 @@ if __name__ == "__main__":
         bench(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
     elif sys.argv[1] == "stem-bench":
         stem_bench(int(sys.argv[2]), int(sys.argv[3]), [int(w) for w in sys.argv[4].split(",")], int(sys.argv[5]))
+    elif sys.argv[1] == "attention-bench":
+        attention_bench(*(int(a) for a in sys.argv[2:7]))
