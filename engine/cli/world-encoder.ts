@@ -1,5 +1,6 @@
 // `prh world build-encoder`: rebuild the procedural world's frozen image encoder (engine/image/world-encoder.ts)
-// into resources/world-encoder.onnx + .json, or with --check rebuild it and compare its hash with the shipped one.
+// into resources/world-encoder.onnx + .json, or with --check rebuild it and compare its hash with the shipped one;
+// --probe-only and --repool work on a built model (probes; a new read-out) without training.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { Presets, SingleBar } from 'cli-progress';
@@ -10,13 +11,14 @@ import { InputError } from '../errors';
 import { readJson } from '../json-file';
 import { splitCeiling } from '../experiment';
 import { PRESETS } from '../models';
-import { WORLD_ENCODER_RECIPE, WorldEncoderRecipe, type CeilingOf, type WorldEncoderManifest, buildWorldEncoder, probeWorldEncoder, readWorldEncoderManifest, sha256 } from '../image';
+import { PoolerRecipe, WORLD_ENCODER_RECIPE, WorldEncoderRecipe, type CeilingOf, type WorldEncoderManifest, buildWorldEncoder, probeWorldEncoder, readWorldEncoderManifest, repoolWorldEncoder, sha256 } from '../image';
 import { parseFlags, printTable } from './output';
 
 const Flags = z.object({
   out: z.string().regex(/\.onnx$/, 'expected a path ending in .onnx'),
   check: z.boolean().optional(),
   probeOnly: z.boolean().optional(),
+  repool: z.string().optional(),
   recipe: z.string().optional(),
   probe: z.boolean(), // commander's --no-probe
   probeWorld: z.string().optional(),
@@ -37,6 +39,7 @@ export function registerWorldEncoder(program: Command): void {
     .option('--check', 'rebuild the recipe of the manifest next to --out without writing, and compare the sha256')
     .option('--no-probe', 'skip the attribute probes on a held-out world')
     .option('--probe-only', 'no training: probe the model at --out (probes + ceiling) and rewrite the probe section of its manifest')
+    .option('--repool <pooler.json>', 'no training: refit the read-out of the model at --out with this pooler recipe ({ grid, dims, scenes }), rewrite model and manifest, probe; the bytes a full build with that pooler gives')
     .option('--probe-world <dir>', 'held-out world folder for the probes and the ceiling (default: the experiments\' default world, seed 0, 5000/1014/1000, generated)')
     .option('--json', 'print one JSON document')
     .action(async (raw: unknown) => {
@@ -50,6 +53,20 @@ export function registerWorldEncoder(program: Command): void {
         const probe = await probeWorldEncoder(o.out, manifest.recipe, o.probeWorld, log, ceiling);
         writeJsonAtomic(manifestPath(o.out), { ...manifest, probe });
         return report({ ...manifest, probe }, o.json);
+      }
+      if (o.repool) {
+        if (o.check || o.recipe) throw new InputError(`--repool and ${o.check ? '--check' : '--recipe'}: choose one`);
+        const pooler = readJson(o.repool, PoolerRecipe, 'a pooler recipe');
+        const before = readWorldEncoderManifest(manifestPath(o.out));
+        const bytes = readFileSync(o.out);
+        if (sha256(bytes) !== before.sha256) throw new InputError(`${o.out}: its sha256 differs from its manifest's; rebuild it instead`);
+        const built = await repoolWorldEncoder(bytes, before, pooler, o.out);
+        log(`pooler: CLS + ${pooler.grid}x${pooler.grid} regions whitened to ${pooler.dims}, fitted in ${built.manifest.pooler!.seconds.toFixed(1)} s on the model's own ViT (sha256 ${built.manifest.pooler!.baseSha256.slice(0, 16)}…)`);
+        writeFileAtomic(o.out, built.bytes);
+        const probe = o.probe ? await probeWorldEncoder(o.out, built.manifest.recipe, o.probeWorld, log, ceiling) : null;
+        const manifest: WorldEncoderManifest = { file: basename(o.out), ...built.manifest, probe };
+        writeJsonAtomic(manifestPath(o.out), manifest);
+        return report(manifest, o.json);
       }
       const shipped = o.check ? readWorldEncoderManifest(manifestPath(o.out)) : null;
       if (shipped && o.recipe) throw new InputError('--check rebuilds the recipe in the manifest: leave out --recipe');

@@ -1,7 +1,7 @@
 // The 2x2's image arms: a small ViT per arm trained from scratch as an image JEPA on the training scenes' images
 // (never a caption), with good views (other renders of the same world state) or bad views (crops and colour changes
-// of the dataset's render), then exported in the HF Dinov2 ONNX layout with the world encoder's read-out (CLS +
-// region means, whitened on the training renders) and used to embed the fit and test photos through the same image
+// of the dataset's render), then exported in the HF Dinov2 ONNX layout with a whitened read-out (CLS + region means,
+// fitted on the training renders) and used to embed the fit and test photos through the same image
 // path as any frozen encoder. Each arm's ONNX and record are written atomically, so a
 // resumed experiment skips the arms already trained (and embedded).
 import { existsSync, readFileSync } from 'node:fs';
@@ -9,7 +9,7 @@ import * as tf from '@tensorflow/tfjs';
 import { z } from 'zod';
 import { ImageEncoderChoice, type ExperimentConfig, type ImageArmRecord, type ImageViewArm, type ImageViews } from '../../shared/experiment';
 import { writeFileAtomic, writeJsonAtomic } from '../atomic';
-import { WORLD_ENCODER_RECIPE, fitVitPooler, sha256, type PoolerRecipe } from '../image';
+import { fitVitPooler, sha256, type PoolerRecipe } from '../image';
 import { readJson } from '../json-file';
 import { exportVitOnnx, type ViTShape } from '../models';
 import { ImageJepaRecipe, firstRenders, initBackend, renderPool, trainImageJepa, type ImageStep, type RenderPool } from '../train';
@@ -46,12 +46,16 @@ function imageArmRecipe(v: ImageViews, imageSize: number): ImageJepaRecipe {
   });
 }
 
-/** The world encoder's read-out at this size: its region grid where it divides the patch grid (else 2, else 1), its
- *  width capped by the features and the n training scenes it is fitted on. */
+// The read-out of the crops-only ViT ARM_JEPA comes from: CLS + 4x4 region means whitened to 192 (its best among
+// grids 3/4/8 and dims 64-512, docs/reference.md#world-encoder). Its own: the shipped world encoder's position-free
+// read-out suits that encoder's object training, not scene views.
+const ARM_POOLER = { grid: 4, dims: 192 } as const;
+
+/** ARM_POOLER at this size: its region grid where it divides the patch grid (else 2, else 1), its width capped by
+ *  the features and the n training scenes it is fitted on. */
 function armPooler(patchGrid: number, hidden: number, n: number): PoolerRecipe {
-  const w = WORLD_ENCODER_RECIPE.pooler!;
-  const grid = [w.grid, 2, 1].find((g) => patchGrid % g === 0)!;
-  return { grid, dims: Math.min(w.dims, hidden * (1 + grid * grid), n - 1), scenes: n };
+  const grid = [ARM_POOLER.grid, 2, 1].find((g) => patchGrid % g === 0)!;
+  return { grid, dims: Math.min(ARM_POOLER.dims, hidden * (1 + grid * grid), n - 1), scenes: n };
 }
 
 const ImageArmRecordSchema = z.object({

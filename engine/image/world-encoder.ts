@@ -14,8 +14,8 @@ import { OBJECT_KEEPS, type ObjectKeep, drawScenes, generateWorld, readDataset, 
 import type { Embeddings } from '../embeddings';
 import { InputError } from '../errors';
 import { readJson } from '../json-file';
-import { TrainRng, exportVitOnnx, initVit, vitForward, type Params, type PoolerHead, type ViTShape } from '../models';
-import { numPatches } from '../models/onnx';
+import { TrainRng, exportVitOnnx, initVit, vitForward, vitOnnxConfig, type Params, type PoolerHead, type ViTShape } from '../models';
+import { buildVitOnnx, decodeModel, numPatches, vitWeightShapes, type VitWeights } from '../models/onnx';
 import { ImageJepaRecipe, calibrateStemOn, firstRenders, initBackend, normalised, objectPool, renderPool, trainImageJepa, type ImageSet, type ImageStep } from '../train';
 import { type ProbeResult, pixelFeatures, probeAttributes } from './attribute-probe';
 import { embedImages } from './embed';
@@ -44,8 +44,8 @@ export type WorldEncoderRecipe = z.infer<typeof WorldEncoderRecipe>;
 
 // Conv stem [16, 32, 64] + ViT p8 w64 d2 trained on objects alone: every object of the 5,000 training scenes drawn
 // alone in 8 renders (anywhere in the image, shape and colour kept, size and background redrawn), two of them a view
-// pair, 64 objects a step, InfoNCE (τ .1), all 1,500 steps; the scenes serve only the stem's BatchNorm statistics and
-// the pooler. 57 min on 2 cores (2.24 s/step). Scene-level JEPAs (crops or good views, ViT or stem, up to 2,400
+// pair, 64 objects a step, InfoNCE (τ .1), all 2,000 steps; the scenes serve only the stem's BatchNorm statistics and
+// the pooler. 73 min on 2 cores (2.15 s/step; 1,500 steps: ceiling .625, shape .55; 2,000: .809, .76). Scene-level JEPAs (crops or good views, ViT or stem, up to 2,400
 // steps) never read shape above chance and stayed at ceiling .39-.43; InfoNCE on objects learns shape (LeJEPA's views
 // agree through colour and size alone), and alone, not beside the scene term, is when it leaves its plateau
 // (docs/reference.md, "objects that keep shape and colour"). The scene views (crops ≥ 80%, no flips, no hue jitter)
@@ -60,7 +60,7 @@ export const WORLD_ENCODER_RECIPE: WorldEncoderRecipe = {
     views: { scale: [0.8, 1], ratio: [0.9, 1.1], flip: 0, brightness: 0.2, contrast: 0.2, noise: 0.04 },
     V: 4,
     batch: 32,
-    steps: 1500,
+    steps: 2000,
     lr: 2e-3,
     warmupSteps: 50,
     minLr: 0.05,
@@ -69,11 +69,13 @@ export const WORLD_ENCODER_RECIPE: WorldEncoderRecipe = {
     slices: 256,
     clip: 1,
     seed: 0,
-    objects: { views: 2, weight: 1, batch: 64, loss: 'infonce', aloneSteps: 1500 },
+    objects: { views: 2, weight: 1, batch: 64, loss: 'infonce', aloneSteps: 2000 },
   },
-  // CLS + 4x4 region means (2x2 patches each) whitened to 192: among grids 3/4/8 and dims 64-512 tried on the earlier
-  // crops-only ViT (ceiling .23-.41), the best; fitted on all 5,000 training renders.
-  pooler: { grid: 4, dims: 192, scenes: 5000 },
+  // CLS + the mean of all patch tokens, whitened to 100 of 128: for object-trained ViTs position-free features read
+  // best (ceiling on a selection world, seed 2: .767 for this ViT, .763 at 120, .609 with CLS + 4x4 regions to 192,
+  // the crops-only ViT's best). 100, not 120: whitening scales the smallest kept direction by 1/√λ, and at 120 (λ
+  // 1.3e-5) WebGPU and CPU differed by 1.1e-4. Fitted on all 5,000 training renders (`--repool` refits it in seconds).
+  pooler: { grid: 1, dims: 100, scenes: 5000 },
 };
 
 export const ProbeRow = z.object({ task: z.string(), classes: z.number(), train: z.number(), test: z.number(), accuracy: z.number(), chance: z.number(), lambda: z.number() });
@@ -93,6 +95,9 @@ export const WorldEncoderManifest = z.object({
   // kept eigenvalues (largest, smallest) and the fit's seconds
   pooler: z.object({ baseSha256: z.string(), eigenvalues: z.array(z.number()), seconds: z.number() }).optional(),
   build: z.object({ seconds: z.number(), secondsPerStep: z.number(), loadavg: z.array(z.number()), cpus: z.number(), node: z.string(), at: z.string() }),
+  // a read-out refitted on a built model (repoolWorldEncoder): `from` the model it was (sha256); build, loss and
+  // parity.maxAbsDiffTokens are that build's, parity.maxAbsDiffPooler the head against the JS head on ONNX tokens
+  repooled: z.object({ from: z.string().regex(/^[0-9a-f]{64}$/), at: z.string() }).optional(),
   probe: z
     .object({
       world: z.record(z.string(), z.unknown()), trained: z.array(ProbeRow), pixels: z.array(ProbeRow), randomInit: z.array(ProbeRow),
@@ -182,7 +187,7 @@ export async function buildWorldEncoder(recipe: WorldEncoderRecipe = WORLD_ENCOD
   // the scene states, for the render pools only (the crop path's worldImages draws its own)
   const scenes = w.renders || w.objectRenders ? drawScenes(w.seed, w.scenes).map((state, index) => ({ index, state })) : [];
   const pool = w.renders ? renderPool(w.seed, w.imageSize, scenes, w.renders) : null;
-  const images = pool ? firstRenders(pool) : await worldImages(w.seed, w.scenes, w.imageSize);
+  const images = pool ? firstRenders(pool) : await worldImages(w.seed, w.scenes, w.imageSize); // also the pooler's: see poolerImages
   const objects = w.objectRenders ? objectPool(w.seed, w.imageSize, scenes, w.objectRenders, w.objectKeep) : undefined;
   const o = recipe.jepa.objects;
   const views = (pool ? `renders of ${w.renders}` : 'crops') + (objects && o ? `; + ${o.views} views of ${o.batch ?? recipe.jepa.batch} of ${objects.n} objects drawn alone (renders of ${objects.renders}${KEEP_WORDS[w.objectKeep ?? 'object']}; ${o.loss === 'infonce' ? 'InfoNCE' : 'LeJEPA'}${o.aloneSteps ? `, alone for the first ${o.aloneSteps} steps` : ''})` : '');
@@ -231,6 +236,66 @@ export async function buildWorldEncoder(recipe: WorldEncoderRecipe = WORLD_ENCOD
         node: process.version,
         at: new Date().toISOString(),
       },
+    },
+  };
+}
+
+// The renders a build fits its pooler on (as buildWorldEncoder draws them): each training scene's render 0.
+async function poolerImages(w: WorldEncoderRecipe['world']): Promise<ImageSet> {
+  if (!w.renders) return worldImages(w.seed, w.scenes, w.imageSize);
+  return firstRenders(renderPool(w.seed, w.imageSize, drawScenes(w.seed, w.scenes).map((state, index) => ({ index, state })), 1));
+}
+
+// The ViT weights in a model buildVitOnnx wrote: its initializers, by the names it gave them (float32 raw data).
+function onnxVitWeights(bytes: Uint8Array, cfg: Parameters<typeof vitWeightShapes>[0], source: string): VitWeights {
+  const inits = new Map((decodeModel(bytes, source).graph!.initializer ?? []).map((t) => [t.name ?? '', t]));
+  return Object.fromEntries(
+    Object.keys(vitWeightShapes(cfg)).map((name) => {
+      const raw = inits.get(name)?.rawData;
+      if (!raw) throw new InputError(`${source}: no weight ${name}; not a world encoder this workbench built`);
+      return [name, new Float32Array(Uint8Array.from(raw).buffer)]; // a copy: raw may be a view into a larger buffer
+    }),
+  );
+}
+
+/** A new read-out `pooler` for a built world encoder, without training it again: the ViT's weights are read back from
+ *  the ONNX file and rebuilt into the CLS-pooler graph, which must hash to the manifest's `pooler.baseSha256` (then the
+ *  weights are the trained ones to the bit), and the head is fitted as the build fits it. So the bytes are those a
+ *  full build of the recipe with this pooler gives (`--check` rebuilds them), in seconds instead of an hour. */
+export async function repoolWorldEncoder(bytes: Uint8Array, manifest: WorldEncoderManifest, pooler: PoolerRecipe, source: string): Promise<BuiltEncoder> {
+  const t0 = performance.now();
+  const shape = manifest.recipe.jepa.vit as ViTShape;
+  const cfg = vitOnnxConfig(shape);
+  const weights = onnxVitWeights(bytes, cfg, source);
+  const base = buildVitOnnx(cfg, weights);
+  const want = manifest.pooler?.baseSha256 ?? manifest.sha256;
+  if (sha256(base) !== want) throw new InputError(`${source}: its ViT rebuilds to sha256 ${sha256(base).slice(0, 16)}…, not the manifest's base ${want.slice(0, 16)}…`);
+  const images = await poolerImages(manifest.recipe.world);
+  const n = Math.min(pooler.scenes, images.n);
+  const tokens = await onnxTokens(base, images, n);
+  const g = shape.imageSize / shape.patchSize, T = 1 + g * g;
+  const { head, eigenvalues } = await fitPooler(tokens, n, g, shape.hidden, pooler);
+  const out = buildVitOnnx(cfg, weights, head);
+  // the head in ONNX against the same head in JS on the base graph's tokens, first 8 renders
+  const session = await ort.InferenceSession.create(out, { intraOpNumThreads: 1, interOpNumThreads: 1 });
+  const S = shape.imageSize, m = 8;
+  const px = normalised(images, Array.from({ length: m }, (_, i) => i));
+  const got = (await session.run({ pixel_values: new ort.Tensor('float32', px, [m, 3, S, S]) })).pooler_output.data as Float32Array;
+  await session.release();
+  const ref = applyPooler(tokens.subarray(0, m * T * shape.hidden), m, T, shape.hidden, head);
+  const digest = sha256(out);
+  const { file: _file, probe: _probe, ...rest } = manifest;
+  return {
+    bytes: out,
+    sha256: digest,
+    manifest: {
+      ...rest,
+      sha256: digest,
+      bytes: out.length,
+      recipe: { ...manifest.recipe, pooler },
+      parity: { ...manifest.parity, maxAbsDiffPooler: got.reduce((mx, x, i) => Math.max(mx, Math.abs(x - ref[i])), 0) },
+      pooler: { baseSha256: want, eigenvalues: [eigenvalues[0], eigenvalues[eigenvalues.length - 1]], seconds: (performance.now() - t0) / 1000 },
+      repooled: { from: manifest.sha256, at: new Date().toISOString() },
     },
   };
 }

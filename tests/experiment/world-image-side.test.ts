@@ -8,6 +8,7 @@ import { ImageEncoderChoice } from '../../shared/experiment';
 import { generateWorld, readDataset } from '../../engine/data';
 import { experimentLayout } from '../../engine/experiment/layout';
 import { embedImageSide, type Photos } from '../../engine/experiment/images';
+import { readWorldEncoderManifest } from '../../engine/image';
 
 const home = mkdtempSync(join(tmpdir(), 'prh-world-side-'));
 const world = join(home, 'world');
@@ -29,7 +30,7 @@ describe('the world encoder as an experiment\'s image side', () => {
   it('sees the whole 64-px render', async () => {
     const s = await side('default', {});
     expect(s.encoder.spec).toMatchObject({ preset: 'dinov2', size: 64, resize: 64 });
-    expect(s.encoder.dim).toBe(192); // the whitened pooler's width (resources/world-encoder.json recipe.pooler.dims)
+    expect(s.encoder.dim).toBe(readWorldEncoderManifest(join(import.meta.dirname, '..', '..', 'resources', 'world-encoder.json')).recipe.pooler!.dims); // the whitened pooler's width
   });
   it('keeps a size or resize given by the user', async () => {
     const s = await side('given', { resize: 73 }); // the dinov2 preset's own zoom, asked for

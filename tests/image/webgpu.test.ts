@@ -7,7 +7,7 @@ import { Command } from 'commander';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { registerImage } from '../../engine/cli/image';
 import { realGpu, requestWebGpu } from '../../engine/gpu';
-import { type ImageEncoder, openImageEncoder, readImageEmbeddings } from '../../engine/image';
+import { type ImageEncoder, openImageEncoder, readImageEmbeddings, readWorldEncoderManifest } from '../../engine/image';
 import { buildVitOnnx, randomVitWeights } from '../../engine/models/onnx';
 import { swiftshaderMissing, useSwiftShader } from '../gpu/swiftshader';
 import { quadrants } from './fixtures';
@@ -56,7 +56,7 @@ describe.skipIf(missing)(`onnxruntime WebGPU EP on SwiftShader${missing ? ` (ski
 
   it('the world encoder: WebGPU = CPU within 1e-4, adapter recorded', async () => {
     const { gpu, diff, dim } = await both(worldEncoder, 4);
-    expect(dim).toBe(192); // the whitened pooler's width
+    expect(dim).toBe(readWorldEncoderManifest(worldEncoder.replace(/\.onnx$/, '.json')).recipe.pooler!.dims); // the whitened pooler's width
     expect(gpu.device).toBe('webgpu');
     expect(gpu.adapter?.architecture).toBe('swiftshader');
     expect(diff).toBeLessThan(1e-4);

@@ -4,7 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { generateWorld } from '../../engine/data';
 import { readWorldEncoderManifest } from '../../engine/image';
@@ -51,6 +51,14 @@ describe('build-encoder --probe-only', () => {
     expect(r2.status).toBe(2);
     expect(r2.stderr).toContain('sha256 differs from its manifest');
     expect(r2.stderr).not.toMatch(/\n\s+at /);
+    const pooler = join(dirname(onnx), 'pooler.json');
+    writeFileSync(pooler, JSON.stringify({ grid: 1, dims: 16, scenes: 100 }));
+    const r3 = cli('world', 'build-encoder', '--out', onnx, '--repool', pooler, '--no-probe');
+    expect(r3.status).toBe(2);
+    expect(r3.stderr).toContain('sha256 differs from its manifest');
+    const r4 = cli('world', 'build-encoder', '--out', onnx, '--repool', pooler, '--check');
+    expect(r4.status).toBe(2);
+    expect(r4.stderr).toContain('--repool and --check');
   });
   it('--recipe: a recipe file is checked before anything trains, and --check rebuilds only the manifest\'s recipe', () => {
     const dir = mkdtempSync(join(home, 'recipe-'));

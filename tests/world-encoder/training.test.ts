@@ -5,7 +5,7 @@ import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { exportVitOnnx, type ViTShape } from '../../engine/models';
 import { initBackend, trainImageJepa, type ImageJepaRecipe, type ImageSet, type ImageStep } from '../../engine/train';
-import { WorldEncoderRecipe, buildWorldEncoder, worldImages } from '../../engine/image';
+import { WorldEncoderRecipe, buildWorldEncoder, repoolWorldEncoder, worldImages } from '../../engine/image';
 
 let images: ImageSet;
 const recipe: ImageJepaRecipe = {
@@ -71,6 +71,24 @@ describe('world encoder build', () => {
     expect(a.sha256).not.toBe((await buildWorldEncoder(world)).sha256);
     expect(a.manifest.parity.maxAbsDiffPooler).toBeLessThan(1e-4);
     expect(a.manifest.parity.maxAbsDiffTokens).toBeLessThan(1e-4);
+  }, 180_000);
+
+  it('a new read-out on a built model (repool) gives the bytes of a full build with that read-out, and only for its own ViT', async () => {
+    const stem: WorldEncoderRecipe = { ...world, jepa: { ...world.jepa, vit: { ...world.jepa.vit, stem: [4, 8, 8] } }, pooler: { grid: 2, dims: 8, scenes: 16 } };
+    const other = { grid: 1, dims: 6, scenes: 12 };
+    const a = await buildWorldEncoder(stem);
+    const full = await buildWorldEncoder({ ...stem, pooler: other });
+    const manifest = { file: 'a.onnx', ...a.manifest, probe: null };
+    const r = await repoolWorldEncoder(a.bytes, manifest, other, 'a.onnx');
+    expect(r.sha256).toBe(full.sha256);
+    expect(Buffer.from(r.bytes).equals(Buffer.from(full.bytes))).toBe(true);
+    expect(r.manifest.recipe).toEqual(full.manifest.recipe);
+    expect(r.manifest.pooler!.baseSha256).toBe(a.manifest.pooler!.baseSha256);
+    expect(r.manifest.repooled!.from).toBe(a.sha256);
+    expect(r.manifest.parity.maxAbsDiffPooler).toBeLessThan(1e-4);
+    // another ViT under the same manifest: its weights do not rebuild to the recorded base
+    const b = await buildWorldEncoder({ ...stem, jepa: { ...stem.jepa, seed: 6 } });
+    await expect(repoolWorldEncoder(b.bytes, manifest, other, 'b.onnx')).rejects.toThrow(/b\.onnx: its ViT rebuilds to sha256 \w+…, not the manifest's base/);
   }, 180_000);
 
   it('is deterministic with object views (objects drawn alone), which change what is learnt; the recipe needs both halves', async () => {

@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { onnxParity, openImageEncoder, readWorldEncoderManifest } from '../../engine/image';
+import { WORLD_ENCODER_RECIPE, onnxParity, openImageEncoder, readWorldEncoderManifest } from '../../engine/image';
 import { TrainRng, exportVitOnnx, initVit, type ViTShape } from '../../engine/models';
 import { initBackend } from '../../engine/train';
 
@@ -40,6 +40,7 @@ describe('world encoder ViT: tfjs vs ONNX', () => {
     const file = join(resources, 'world-encoder.onnx');
     const m = readWorldEncoderManifest(join(resources, 'world-encoder.json'));
     expect(createHash('sha256').update(readFileSync(file)).digest('hex')).toBe(m.sha256);
+    expect(m.recipe).toEqual(WORLD_ENCODER_RECIPE); // what `build-encoder` builds by default is what ships
     expect(m.parity.maxAbsDiffPooler).toBeLessThan(1e-4);
     expect(m.parity.maxAbsDiffTokens).toBeLessThan(1e-4);
     const enc = await openImageEncoder(file);
