@@ -11,7 +11,7 @@ import { InputError } from '../errors';
 import { readJson } from '../json-file';
 import { splitCeiling } from '../experiment';
 import { PRESETS } from '../models';
-import { PoolerRecipe, WORLD_ENCODER_RECIPE, WorldEncoderRecipe, type CeilingOf, type WorldEncoderManifest, buildWorldEncoder, probeWorldEncoder, readWorldEncoderManifest, repoolWorldEncoder, sha256 } from '../image';
+import { PoolerRecipe, WORLD_ENCODER_RECIPE, describePooler, WorldEncoderRecipe, type CeilingOf, type WorldEncoderManifest, buildWorldEncoder, probeWorldEncoder, readWorldEncoderManifest, repoolWorldEncoder, sha256 } from '../image';
 import { parseFlags, printTable } from './output';
 
 const Flags = z.object({
@@ -61,7 +61,7 @@ export function registerWorldEncoder(program: Command): void {
         const bytes = readFileSync(o.out);
         if (sha256(bytes) !== before.sha256) throw new InputError(`${o.out}: its sha256 differs from its manifest's; rebuild it instead`);
         const built = await repoolWorldEncoder(bytes, before, pooler, o.out);
-        log(`pooler: CLS + ${pooler.grid}x${pooler.grid} regions whitened to ${pooler.dims}, fitted in ${built.manifest.pooler!.seconds.toFixed(1)} s on the model's own ViT (sha256 ${built.manifest.pooler!.baseSha256.slice(0, 16)}…)`);
+        log(`pooler: ${describePooler(pooler)}, fitted in ${built.manifest.pooler!.seconds.toFixed(1)} s on the model's own ViT (sha256 ${built.manifest.pooler!.baseSha256.slice(0, 16)}…)`);
         writeFileAtomic(o.out, built.bytes);
         const probe = o.probe ? await probeWorldEncoder(o.out, built.manifest.recipe, o.probeWorld, log, ceiling) : null;
         const manifest: WorldEncoderManifest = { file: basename(o.out), ...built.manifest, probe };

@@ -9,7 +9,7 @@ export { describeImageModel } from './model-outputs';
 export { BadImageError, Preprocessor, cropRect, decodeImage, preprocessFile } from './preprocess';
 export { Device, type Session, type SessionDevice, type SessionOptions, cudaProviderPath, openSession } from './session';
 export { ImageSpec, Pool, Preset, type SpecOverrides, detectPreset, isDinov2Layout, resolveSpec, specOverrides } from './spec';
-export { PoolerRecipe, applyPooler, fitPooler, fitWhitening, pooledFeatures, regionPool } from './whitened-pooler';
+export { PoolerRecipe, applyPooler, describePooler, fitPooler, fitWhitening, pooledFeatures, regionPool } from './whitened-pooler';
 export {
   WORLD_ENCODER_RECIPE, WorldEncoderManifest, WorldEncoderRecipe, type BuildHooks, type BuiltEncoder, type CeilingOf, type ProbeTable, buildWorldEncoder,
   fitVitPooler, onnxParity, probeWorldEncoder, readWorldEncoderManifest, repoolWorldEncoder, worldImages,

@@ -16,6 +16,9 @@ export const PoolerRecipe = z.object({
 });
 export type PoolerRecipe = z.infer<typeof PoolerRecipe>;
 
+// The read-out in words, for logs: "CLS + the patch mean whitened to 100", "CLS + 4x4 region means whitened to 192".
+export const describePooler = (p: PoolerRecipe): string => `CLS + ${p.grid === 1 ? 'the patch mean' : `${p.grid}x${p.grid} region means`} whitened to ${p.dims}`;
+
 // pool: [T, R] with T = 1 + g0² tokens (CLS first, patches row-major on a g0 x g0 grid), R = 1 + grid² columns:
 // column 0 copies the CLS, column 1 + (i·grid + j) averages the patches of region (i, j).
 export function regionPool(patchGrid: number, grid: number): Float32Array {

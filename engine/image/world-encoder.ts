@@ -20,7 +20,7 @@ import { ImageJepaRecipe, calibrateStemOn, firstRenders, initBackend, normalised
 import { type ProbeResult, pixelFeatures, probeAttributes } from './attribute-probe';
 import { embedImages } from './embed';
 import { openImageEncoder, sha256 } from './encoder';
-import { PoolerRecipe, applyPooler, fitPooler } from './whitened-pooler';
+import { PoolerRecipe, applyPooler, describePooler, fitPooler } from './whitened-pooler';
 
 export const WorldEncoderRecipe = z.object({
   // training images: scenes 0..scenes-1 of the world with this seed (only images are read; a seed other than the
@@ -45,12 +45,12 @@ export type WorldEncoderRecipe = z.infer<typeof WorldEncoderRecipe>;
 // Conv stem [16, 32, 64] + ViT p8 w64 d2 trained on objects alone: every object of the 5,000 training scenes drawn
 // alone in 8 renders (anywhere in the image, shape and colour kept, size and background redrawn), two of them a view
 // pair, 64 objects a step, InfoNCE (τ .1), all 2,000 steps; the scenes serve only the stem's BatchNorm statistics and
-// the pooler. 73 min on 2 cores (2.15 s/step; 1,500 steps: ceiling .625, shape .55; 2,000: .809, .76). Scene-level JEPAs (crops or good views, ViT or stem, up to 2,400
-// steps) never read shape above chance and stayed at ceiling .39-.43; InfoNCE on objects learns shape (LeJEPA's views
-// agree through colour and size alone), and alone, not beside the scene term, is when it leaves its plateau
-// (docs/reference.md, "objects that keep shape and colour"). The scene views (crops ≥ 80%, no flips, no hue jitter)
-// are drawn by no step; their pixel noise is the object views'. Position table std 1: at .02 the CLS carried no
-// position.
+// the pooler. 73 min on 2 cores (2.15 s/step; with this read-out 1,500 steps gave ceiling .625, shape .55, 2,000
+// .809, .76). Scene-level JEPAs (crops or good views, ViT or stem, up to 2,400 steps) never read shape above chance
+// and stayed at ceiling .39-.43; InfoNCE on objects learns shape (LeJEPA's views agree through colour and size
+// alone), and alone, not beside the scene term, is when it leaves its plateau (docs/reference.md, "objects that keep
+// shape and colour"). The scene views (crops ≥ 80%, no flips, no hue jitter) are drawn by no step; their pixel noise
+// is the object views'. Position table std 1: at .02 the CLS carried no position.
 export const WORLD_ENCODER_RECIPE: WorldEncoderRecipe = {
   world: { seed: 1, scenes: 5000, imageSize: 64, objectRenders: 8, objectKeep: 'shape-colour' },
   jepa: {
@@ -205,7 +205,7 @@ export async function buildWorldEncoder(recipe: WorldEncoderRecipe = WORLD_ENCOD
   const shape = recipe.jepa.vit as ViTShape;
   const tHead = performance.now();
   const fitted = recipe.pooler ? await fitVitPooler(shape, params, images, recipe.pooler) : null;
-  if (fitted) log(`pooler: CLS + ${recipe.pooler!.grid}x${recipe.pooler!.grid} regions whitened to ${recipe.pooler!.dims} on ${Math.min(recipe.pooler!.scenes, images.n)} renders in ${((performance.now() - tHead) / 1000).toFixed(1)} s`);
+  if (fitted) log(`pooler: ${describePooler(recipe.pooler!)} on ${Math.min(recipe.pooler!.scenes, images.n)} renders in ${((performance.now() - tHead) / 1000).toFixed(1)} s`);
   const bytes = await exportVitOnnx(shape, params, fitted?.head);
   const parity = await onnxParity(bytes, shape, params, normalised(images, [0, 1, 2, 3, 4, 5, 6, 7]), 8, fitted?.head);
   tf.dispose([...params.values()]);
