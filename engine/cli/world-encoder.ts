@@ -11,7 +11,7 @@ import { InputError } from '../errors';
 import { readJson } from '../json-file';
 import { splitCeiling } from '../experiment';
 import { PRESETS } from '../models';
-import { PoolerRecipe, WORLD_ENCODER_RECIPE, describePooler, WorldEncoderRecipe, type CeilingOf, type WorldEncoderManifest, buildWorldEncoder, probeWorldEncoder, readWorldEncoderManifest, repoolWorldEncoder, sha256 } from '../image';
+import { PoolerRecipe, WORLD_ENCODER_RECIPE, WorldEncoderRecipe, type BuiltEncoder, type CeilingOf, type WorldEncoderManifest, buildWorldEncoder, describePooler, probeWorldEncoder, readWorldEncoderManifest, repoolWorldEncoder, sha256 } from '../image';
 import { parseFlags, printTable } from './output';
 
 const Flags = z.object({
@@ -46,10 +46,18 @@ export function registerWorldEncoder(program: Command): void {
       const o = parseFlags(Flags, raw);
       if (o.probeWorld && !existsSync(o.probeWorld)) throw new InputError(`--probe-world: ${o.probeWorld} does not exist`);
       const log = (t: string) => (o.json ? undefined : console.error(t));
+      // model and manifest written together; the probes (unless --no-probe) on the model as written
+      const write = async (built: BuiltEncoder): Promise<void> => {
+        mkdirSync(dirname(o.out), { recursive: true });
+        writeFileAtomic(o.out, built.bytes);
+        const probe = o.probe ? await probeWorldEncoder(o.out, built.manifest.recipe, o.probeWorld, log, ceiling) : null;
+        const manifest: WorldEncoderManifest = { file: basename(o.out), ...built.manifest, probe };
+        writeJsonAtomic(manifestPath(o.out), manifest);
+        report(manifest, o.json);
+      };
       if (o.probeOnly) {
         if (o.check || !o.probe) throw new InputError(`--probe-only and ${o.check ? '--check' : '--no-probe'}: choose one`);
-        const manifest = readWorldEncoderManifest(manifestPath(o.out));
-        if (sha256(readFileSync(o.out)) !== manifest.sha256) throw new InputError(`${o.out}: its sha256 differs from its manifest's; rebuild it instead`);
+        const { manifest } = readBuilt(o.out);
         const probe = await probeWorldEncoder(o.out, manifest.recipe, o.probeWorld, log, ceiling);
         writeJsonAtomic(manifestPath(o.out), { ...manifest, probe });
         return report({ ...manifest, probe }, o.json);
@@ -57,16 +65,10 @@ export function registerWorldEncoder(program: Command): void {
       if (o.repool) {
         if (o.check || o.recipe) throw new InputError(`--repool and ${o.check ? '--check' : '--recipe'}: choose one`);
         const pooler = readJson(o.repool, PoolerRecipe, 'a pooler recipe');
-        const before = readWorldEncoderManifest(manifestPath(o.out));
-        const bytes = readFileSync(o.out);
-        if (sha256(bytes) !== before.sha256) throw new InputError(`${o.out}: its sha256 differs from its manifest's; rebuild it instead`);
-        const built = await repoolWorldEncoder(bytes, before, pooler, o.out);
+        const { manifest, bytes } = readBuilt(o.out);
+        const built = await repoolWorldEncoder(bytes, manifest, pooler, o.out);
         log(`pooler: ${describePooler(pooler)}, fitted in ${built.manifest.pooler!.seconds.toFixed(1)} s on the model's own ViT (sha256 ${built.manifest.pooler!.baseSha256.slice(0, 16)}…)`);
-        writeFileAtomic(o.out, built.bytes);
-        const probe = o.probe ? await probeWorldEncoder(o.out, built.manifest.recipe, o.probeWorld, log, ceiling) : null;
-        const manifest: WorldEncoderManifest = { file: basename(o.out), ...built.manifest, probe };
-        writeJsonAtomic(manifestPath(o.out), manifest);
-        return report(manifest, o.json);
+        return write(built);
       }
       const shipped = o.check ? readWorldEncoderManifest(manifestPath(o.out)) : null;
       if (shipped && o.recipe) throw new InputError('--check rebuilds the recipe in the manifest: leave out --recipe');
@@ -87,13 +89,16 @@ export function registerWorldEncoder(program: Command): void {
         if (!same) throw new Error(`${o.out}: the rebuilt encoder's sha256 ${built.sha256} differs from the manifest's ${shipped.sha256}`);
         return;
       }
-      mkdirSync(dirname(o.out), { recursive: true });
-      writeFileAtomic(o.out, built.bytes);
-      const probe = o.probe ? await probeWorldEncoder(o.out, recipe, o.probeWorld, log, ceiling) : null;
-      const manifest: WorldEncoderManifest = { file: basename(o.out), ...built.manifest, probe };
-      writeJsonAtomic(manifestPath(o.out), manifest);
-      report(manifest, o.json);
+      await write(built);
     });
+}
+
+// A built model and its manifest, refused unless the manifest describes these bytes.
+function readBuilt(out: string): { manifest: WorldEncoderManifest; bytes: Buffer } {
+  const manifest = readWorldEncoderManifest(manifestPath(out));
+  const bytes = readFileSync(out);
+  if (sha256(bytes) !== manifest.sha256) throw new InputError(`${out}: its sha256 differs from its manifest's; rebuild it instead`);
+  return { manifest, bytes };
 }
 
 const ceiling: CeilingOf = async (ds, emb, ids) => {

@@ -15,8 +15,8 @@ import type { Embeddings } from '../embeddings';
 import { InputError } from '../errors';
 import { readJson } from '../json-file';
 import { TrainRng, exportVitOnnx, initVit, vitForward, vitOnnxConfig, type Params, type PoolerHead, type ViTShape } from '../models';
-import { buildVitOnnx, decodeModel, numPatches, vitWeightShapes, type VitWeights } from '../models/onnx';
-import { ImageJepaRecipe, calibrateStemOn, firstRenders, initBackend, normalised, objectPool, renderPool, trainImageJepa, type ImageSet, type ImageStep } from '../train';
+import { buildVitOnnx, decodeModel, numPatches, vitWeightShapes, type VitConfigInput, type VitWeights } from '../models/onnx';
+import { ImageJepaRecipe, calibrateStemOn, firstRenders, initBackend, normalised, objectPool, renderPool, trainImageJepa, type ImageSet, type ImageStep, type RenderPool } from '../train';
 import { type ProbeResult, pixelFeatures, probeAttributes } from './attribute-probe';
 import { embedImages } from './embed';
 import { openImageEncoder, sha256 } from './encoder';
@@ -122,6 +122,12 @@ export async function worldImages(seed: number, n: number, side: number): Promis
   return { n, side, data };
 }
 
+// max |a − b| of two outputs of the same shape (`what` names the pair in the error)
+function maxAbsDiff(a: Float32Array, b: Float32Array, what: string): number {
+  if (a.length !== b.length) throw new Error(`parity: ${what} gave ${a.length} and ${b.length} values`);
+  return a.reduce((m, x, i) => Math.max(m, Math.abs(x - b[i])), 0);
+}
+
 // Max |ONNX − tfjs| over n normalised images for pooler_output (the CLS, or the head applied to tfjs's tokens in JS)
 // and last_hidden_state.
 export async function onnxParity(bytes: Uint8Array, shape: ViTShape, params: Params, pixels: Float32Array, n: number, head?: PoolerHead): Promise<{ images: number; maxAbsDiffPooler: number; maxAbsDiffTokens: number }> {
@@ -133,27 +139,23 @@ export async function onnxParity(bytes: Uint8Array, shape: ViTShape, params: Par
   const tokens = (await out.tokens.data()) as Float32Array;
   const ref = { tokens, pooler: head ? applyPooler(tokens, n, 1 + numPatches(shape), shape.hidden, head) : ((await out.cls.data()) as Float32Array) };
   tf.dispose([out.tokens, out.cls]);
-  const maxDiff = (a: Float32Array, b: Float32Array) => {
-    if (a.length !== b.length) throw new Error(`parity: ONNX gave ${a.length} values, tfjs ${b.length}`);
-    return a.reduce((m, x, i) => Math.max(m, Math.abs(x - b[i])), 0);
-  };
   return {
     images: n,
-    maxAbsDiffPooler: maxDiff(res.pooler_output.data as Float32Array, ref.pooler),
-    maxAbsDiffTokens: maxDiff(res.last_hidden_state.data as Float32Array, ref.tokens),
+    maxAbsDiffPooler: maxAbsDiff(res.pooler_output.data as Float32Array, ref.pooler, 'ONNX and tfjs'),
+    maxAbsDiffTokens: maxAbsDiff(res.last_hidden_state.data as Float32Array, ref.tokens, 'ONNX and tfjs'),
   };
 }
 
-// last_hidden_state [n, T, D] of the CLS-pooler graph `bytes` on images (normalised in batches), one ORT thread:
-// the same bytes in, the same floats out, so the head fitted on them rebuilds to the byte.
-async function onnxTokens(bytes: Uint8Array, images: ImageSet, n: number): Promise<Float32Array> {
+// Output `name` of the graph `bytes` on the first n images (normalised in batches), one ORT thread: the same bytes
+// in, the same floats out, so a head fitted on last_hidden_state [n, T, D] rebuilds to the byte.
+async function onnxOutput(bytes: Uint8Array, images: ImageSet, n: number, name: 'last_hidden_state' | 'pooler_output'): Promise<Float32Array> {
   const session = await ort.InferenceSession.create(bytes, { intraOpNumThreads: 1, interOpNumThreads: 1 });
   const S = images.side, B = 250;
-  let out: Float32Array | null = null; // [n, T, D], sized by the first batch
+  let out: Float32Array | null = null; // [n, ...], sized by the first batch
   try {
     for (let i = 0; i < n; i += B) {
       const ids = Array.from({ length: Math.min(B, n - i) }, (_, j) => i + j);
-      const t = (await session.run({ pixel_values: new ort.Tensor('float32', normalised(images, ids), [ids.length, 3, S, S]) })).last_hidden_state.data as Float32Array;
+      const t = (await session.run({ pixel_values: new ort.Tensor('float32', normalised(images, ids), [ids.length, 3, S, S]) }))[name].data as Float32Array;
       out ??= new Float32Array((n * t.length) / ids.length);
       out.set(t, (i * t.length) / ids.length);
     }
@@ -168,8 +170,14 @@ async function onnxTokens(bytes: Uint8Array, images: ImageSet, n: number): Promi
 export async function fitVitPooler(shape: ViTShape, params: Params, images: ImageSet, pooler: PoolerRecipe): Promise<{ head: PoolerHead; eigenvalues: Float64Array; base: Uint8Array }> {
   const n = Math.min(pooler.scenes, images.n);
   const base = await exportVitOnnx(shape, params);
-  const tokens = await onnxTokens(base, images, n);
+  const tokens = await onnxOutput(base, images, n, 'last_hidden_state');
   return { ...(await fitPooler(tokens, n, shape.imageSize / shape.patchSize, shape.hidden, pooler)), base };
+}
+
+// The training scenes' render 0, in [0, 1]: the crop views' images, and the pooler's and the stem statistics' in every
+// recipe; from the render pool where the recipe has one (renders, the same pixels), else decoded from the PNGs.
+async function sceneImages(w: WorldEncoderRecipe['world'], pool: RenderPool | null): Promise<ImageSet> {
+  return pool ? firstRenders(pool) : worldImages(w.seed, w.scenes, w.imageSize);
 }
 
 export type BuildHooks = { onStep?(s: ImageStep): void; log?(text: string): void };
@@ -187,7 +195,7 @@ export async function buildWorldEncoder(recipe: WorldEncoderRecipe = WORLD_ENCOD
   // the scene states, for the render pools only (the crop path's worldImages draws its own)
   const scenes = w.renders || w.objectRenders ? drawScenes(w.seed, w.scenes).map((state, index) => ({ index, state })) : [];
   const pool = w.renders ? renderPool(w.seed, w.imageSize, scenes, w.renders) : null;
-  const images = pool ? firstRenders(pool) : await worldImages(w.seed, w.scenes, w.imageSize); // also the pooler's: see poolerImages
+  const images = await sceneImages(w, pool);
   const objects = w.objectRenders ? objectPool(w.seed, w.imageSize, scenes, w.objectRenders, w.objectKeep) : undefined;
   const o = recipe.jepa.objects;
   const views = (pool ? `renders of ${w.renders}` : 'crops') + (objects && o ? `; + ${o.views} views of ${o.batch ?? recipe.jepa.batch} of ${objects.n} objects drawn alone (renders of ${objects.renders}${KEEP_WORDS[w.objectKeep ?? 'object']}; ${o.loss === 'infonce' ? 'InfoNCE' : 'LeJEPA'}${o.aloneSteps ? `, alone for the first ${o.aloneSteps} steps` : ''})` : '');
@@ -240,14 +248,8 @@ export async function buildWorldEncoder(recipe: WorldEncoderRecipe = WORLD_ENCOD
   };
 }
 
-// The renders a build fits its pooler on (as buildWorldEncoder draws them): each training scene's render 0.
-async function poolerImages(w: WorldEncoderRecipe['world']): Promise<ImageSet> {
-  if (!w.renders) return worldImages(w.seed, w.scenes, w.imageSize);
-  return firstRenders(renderPool(w.seed, w.imageSize, drawScenes(w.seed, w.scenes).map((state, index) => ({ index, state })), 1));
-}
-
 // The ViT weights in a model buildVitOnnx wrote: its initializers, by the names it gave them (float32 raw data).
-function onnxVitWeights(bytes: Uint8Array, cfg: Parameters<typeof vitWeightShapes>[0], source: string): VitWeights {
+function onnxVitWeights(bytes: Uint8Array, cfg: VitConfigInput, source: string): VitWeights {
   const inits = new Map((decodeModel(bytes, source).graph!.initializer ?? []).map((t) => [t.name ?? '', t]));
   return Object.fromEntries(
     Object.keys(vitWeightShapes(cfg)).map((name) => {
@@ -270,19 +272,15 @@ export async function repoolWorldEncoder(bytes: Uint8Array, manifest: WorldEncod
   const base = buildVitOnnx(cfg, weights);
   const want = manifest.pooler?.baseSha256 ?? manifest.sha256;
   if (sha256(base) !== want) throw new InputError(`${source}: its ViT rebuilds to sha256 ${sha256(base).slice(0, 16)}…, not the manifest's base ${want.slice(0, 16)}…`);
-  const images = await poolerImages(manifest.recipe.world);
+  const w = manifest.recipe.world;
+  const images = await sceneImages(w, w.renders ? renderPool(w.seed, w.imageSize, drawScenes(w.seed, w.scenes).map((state, index) => ({ index, state })), 1) : null);
   const n = Math.min(pooler.scenes, images.n);
-  const tokens = await onnxTokens(base, images, n);
-  const g = shape.imageSize / shape.patchSize, T = 1 + g * g;
+  const tokens = await onnxOutput(base, images, n, 'last_hidden_state');
+  const g = shape.imageSize / shape.patchSize, T = 1 + g * g, m = 8;
   const { head, eigenvalues } = await fitPooler(tokens, n, g, shape.hidden, pooler);
   const out = buildVitOnnx(cfg, weights, head);
-  // the head in ONNX against the same head in JS on the base graph's tokens, first 8 renders
-  const session = await ort.InferenceSession.create(out, { intraOpNumThreads: 1, interOpNumThreads: 1 });
-  const S = shape.imageSize, m = 8;
-  const px = normalised(images, Array.from({ length: m }, (_, i) => i));
-  const got = (await session.run({ pixel_values: new ort.Tensor('float32', px, [m, 3, S, S]) })).pooler_output.data as Float32Array;
-  await session.release();
-  const ref = applyPooler(tokens.subarray(0, m * T * shape.hidden), m, T, shape.hidden, head);
+  // the head in ONNX against the same head in JS on the base graph's tokens, first m renders
+  const parity = maxAbsDiff(await onnxOutput(out, images, m, 'pooler_output'), applyPooler(tokens.subarray(0, m * T * shape.hidden), m, T, shape.hidden, head), 'ONNX and the JS head');
   const digest = sha256(out);
   const { file: _file, probe: _probe, ...rest } = manifest;
   return {
@@ -293,7 +291,7 @@ export async function repoolWorldEncoder(bytes: Uint8Array, manifest: WorldEncod
       sha256: digest,
       bytes: out.length,
       recipe: { ...manifest.recipe, pooler },
-      parity: { ...manifest.parity, maxAbsDiffPooler: got.reduce((mx, x, i) => Math.max(mx, Math.abs(x - ref[i])), 0) },
+      parity: { ...manifest.parity, maxAbsDiffPooler: parity },
       pooler: { baseSha256: want, eigenvalues: [eigenvalues[0], eigenvalues[eigenvalues.length - 1]], seconds: (performance.now() - t0) / 1000 },
       repooled: { from: manifest.sha256, at: new Date().toISOString() },
     },

@@ -20,9 +20,9 @@ const probOffsets = (s: AttentionShape): Int32Array => {
 // order of the plain loops and their roundings (float64 dot products, float32 accumulators), so the results are
 // bit-identical to those loops (tests/models/kernels.test.ts checks them against tf's attention and the gradient).
 type Block = { q: Float64Array; k: Float64Array; v: Float64Array }; // each [n, dh]
-function gather(src: Float32Array, base: number, n: number, row: number, cols: number, dh: number, into: Float64Array): Float64Array {
+// into[i, c] = src[base + i·row + cols + c] for i < n, c < dh: one head's columns of n packed rows, contiguous.
+function gather(src: Float32Array, base: number, n: number, row: number, cols: number, dh: number, into: Float64Array): void {
   for (let i = 0; i < n; i++) for (let c = 0; c < dh; c++) into[i * dh + c] = src[base + i * row + cols + c];
-  return into;
 }
 const blockOf = (s: AttentionShape): Block => {
   const size = Math.max(...s.lengths) * (s.d / s.heads);

@@ -145,6 +145,12 @@ async function preprocessBench(dir: string): Promise<Record<string, number>> {
   return { msPerImage: ms, imagesPerSecond: 1000 / ms };
 }
 
+// A training-step timing by tests/image/reference.py (`command` and its arguments), torch and BLAS on one thread.
+const torchStep = (command: string, ...args: (string | number)[]): { msPerStep: number } =>
+  JSON.parse(execFileSync(PYTHON, [join(root, 'tests', 'image', 'reference.py'), command, ...args.map(String)], {
+    encoding: 'utf8', env: { ...process.env, OPENBLAS_NUM_THREADS: '1', OMP_NUM_THREADS: '1' },
+  }).trim().split('\n').pop()!) as { msPerStep: number };
+
 // One training step's forward + backward (batch statistics) of the conv stem [16, 32, 64] on 128 64-px images (a
 // world-encoder step's 32 scenes x 4 views), tfjs wasm (gathers + matmul per conv, one thread) against torch Conv2d +
 // BatchNorm2d on one thread: median of 5 after a warm-up.
@@ -164,11 +170,7 @@ async function stemBench(torchSkip: string | null): Promise<Record<string, unkno
   }
   tf.dispose([...p.values()]);
   const tfjs = { backend: `${backend.package} (${backend.threads} thread)`, msPerStep: median(times) };
-  const torch = torchSkip
-    ? { skipped: torchSkip }
-    : (JSON.parse(execFileSync(PYTHON, [join(root, 'tests', 'image', 'reference.py'), 'stem-bench', String(n), String(S), stem.join(','), String(iters)], {
-        encoding: 'utf8', env: { ...process.env, OPENBLAS_NUM_THREADS: '1', OMP_NUM_THREADS: '1' },
-      }).trim().split('\n').pop()!) as { msPerStep: number });
+  const torch = torchSkip ? { skipped: torchSkip } : torchStep('stem-bench', n, S, stem.join(','), iters);
   const ratio = 'msPerStep' in torch ? torch.msPerStep / tfjs.msPerStep : null;
   console.log(`conv stem ${stem.join('/')} fwd+bwd, ${n} x ${S}px: tfjs ${tfjs.msPerStep.toFixed(0)} ms` + ('msPerStep' in torch ? ` | torch ${torch.msPerStep.toFixed(0)} ms | torch/tfjs ${ratio!.toFixed(2)}` : ` | torch skipped: ${torchSkip}`));
   return { stem, images: n, side: S, tfjs, torch, torchOverTfjs: ratio };
@@ -190,11 +192,7 @@ function attentionBench(torchSkip: string | null): Record<string, unknown> {
     if (i) times.push(performance.now() - t);
   }
   const js = { msPerStep: median(times) };
-  const torch = torchSkip
-    ? { skipped: torchSkip }
-    : (JSON.parse(execFileSync(PYTHON, [join(root, 'tests', 'image', 'reference.py'), 'attention-bench', String(B), String(T), String(d), String(heads), String(iters)], {
-        encoding: 'utf8', env: { ...process.env, OPENBLAS_NUM_THREADS: '1', OMP_NUM_THREADS: '1' },
-      }).trim().split('\n').pop()!) as { msPerStep: number });
+  const torch = torchSkip ? { skipped: torchSkip } : torchStep('attention-bench', B, T, d, heads, iters);
   const ratio = 'msPerStep' in torch ? torch.msPerStep / js.msPerStep : null;
   console.log(`attention fwd+bwd, ${B} x ${T} tokens, d ${d}, ${heads} heads: JS ${js.msPerStep.toFixed(0)} ms` + ('msPerStep' in torch ? ` | torch ${torch.msPerStep.toFixed(0)} ms | torch/JS ${ratio!.toFixed(2)}` : ` | torch skipped: ${torchSkip}`));
   return { sequences: B, tokens: T, d, heads, js, torch, torchOverJs: ratio };
