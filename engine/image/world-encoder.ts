@@ -29,7 +29,8 @@ export const WorldEncoderRecipe = z.object({
   // nuisance and drawing order re-drawn, plus pixel noise up to jepa.views.noise); absent: crops and colour changes
   // of the one render (jepa.views; bad image views, DINOv2's kind)
   // objectRenders: that many renders of every object of those scenes drawn alone, for jepa.objects (both or neither);
-  // objectKeep: what those renders keep, the object on its scene's background (absent), 'shape' only, or 'shape-colour'
+  // objectKeep: what those renders keep, the object on its scene's background (absent), 'shape' only, 'shape-colour' or
+  // 'shape-colour-size'
   world: z.object({
     seed: z.number().int().nonnegative(), scenes: z.number().int().positive(), imageSize: z.number().int().positive(),
     renders: z.number().int().min(2).max(64).optional(),
@@ -184,7 +185,7 @@ export type BuildHooks = { onStep?(s: ImageStep): void; log?(text: string): void
 export type BuiltEncoder = { bytes: Uint8Array; sha256: string; manifest: Omit<WorldEncoderManifest, 'probe' | 'file'> };
 
 // the build log's words for what object renders keep
-const KEEP_WORDS: Record<ObjectKeep, string> = { object: '', shape: ' keeping the shape only', 'shape-colour': ' keeping shape and colour' };
+const KEEP_WORDS: Record<ObjectKeep, string> = { object: '', shape: ' keeping the shape only', 'shape-colour': ' keeping shape and colour', 'shape-colour-size': ' keeping shape, colour and size' };
 
 export async function buildWorldEncoder(recipe: WorldEncoderRecipe = WORLD_ENCODER_RECIPE, hooks: BuildHooks = {}): Promise<BuiltEncoder> {
   const t0 = performance.now();

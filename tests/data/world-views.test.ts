@@ -108,7 +108,7 @@ describe('world object views', () => {
     return found[0];
   };
 
-  it("keep 'shape' / 'shape-colour': each render is the object's own shape (and colour) with the rest drawn for that render", () => {
+  it("keep 'shape' / 'shape-colour' / 'shape-colour-size': each render is the object's own shape (colour, size) with the rest drawn for that render", () => {
     const j = 1, own = scenes[multi].objects[j];
     const shapeOnly = [0, 1, 2, 3, 4, 5].map((v) => stateOf(j, v, 'shape'));
     expect(shapeOnly.every((m) => m.shape === own.shape)).toBe(true);
@@ -118,6 +118,9 @@ describe('world object views', () => {
     for (const k of ['size', 'background'] as const) expect(new Set(withColour.map((m) => m[k])).size).toBeGreaterThan(1);
     // both draw the same size class and background for a render: only the colour is the object's own
     expect(withColour.map(({ size, background }) => [size, background])).toEqual(shapeOnly.map(({ size, background }) => [size, background]));
+    const withSize = [0, 1, 2, 3, 4, 5].map((v) => stateOf(j, v, 'shape-colour-size'));
+    expect(withSize.every((m) => m.shape === own.shape && m.colour === own.colour && m.size === own.size)).toBe(true);
+    expect(withSize.map((m) => m.background)).toEqual(shapeOnly.map((m) => m.background));
     expect(Buffer.from(renderObjectPixels(scenes[multi], S, 7, multi, j, 2, 'object')).equals(Buffer.from(renderObjectPixels(scenes[multi], S, 7, multi, j, 2)))).toBe(true);
   });
 

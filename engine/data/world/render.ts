@@ -108,23 +108,23 @@ function draw(scene: Scene, size: number, rng: WorldRng, shuffle: boolean): Uint
 }
 
 // What an object's renders keep: the object (its shape, colour and size class, on its scene's background), its shape
-// only (colour, size class and background drawn afresh for each render, so that shape is all its views share), or its
-// shape and colour (size class and background drawn afresh).
-export const OBJECT_KEEPS = ['object', 'shape', 'shape-colour'] as const;
+// only (colour, size class and background drawn afresh for each render, so that shape is all its views share), its
+// shape and colour (size class and background drawn afresh), or its shape, colour and size class (background afresh).
+export const OBJECT_KEEPS = ['object', 'shape', 'shape-colour', 'shape-colour-size'] as const;
 export type ObjectKeep = (typeof OBJECT_KEEPS)[number];
 
 /** Object `object` of scene `index` drawn alone, render `view`, as RGBA bytes [size, size, 4]: anywhere in the image
  *  (centre uniform, the object kept inside; not bound to its cell) with the renderer's scale, rotation, brightness and
  *  noise nuisance; `keep` says what stays the same across renders. The image JEPA's object-level good views: renders
  *  of one object's state. Streams (seed, 6, index, object, view); 'shape' and 'shape-colour' draw a colour, size
- *  class and background from (seed, 7, index, object, view) first ('shape-colour' then keeps the object's colour, so
- *  both redraw the same size class and background). */
+ *  class and background from (seed, 7, index, object, view) first ('shape-colour' then keeps the object's colour,
+ *  'shape-colour-size' its colour and size class, so all three redraw the same background). */
 export function renderObjectPixels(scene: Scene, size: number, seed: number, index: number, object: number, view: number, keep: ObjectKeep = 'object'): Uint8ClampedArray {
   const own = scene.objects[object];
   if (!own) throw new Error(`scene ${index} has ${scene.objects.length} objects, not object ${object}`);
   const rd = keep === 'object' ? null : new WorldRng(seed, 7, index, object, view);
   const drawn = rd && { colour: rd.pick(COLOURS), size: rd.pick(SIZES), background: rd.pick(BACKGROUNDS) }; // in this order
-  const o = drawn ? { ...own, colour: keep === 'shape' ? drawn.colour : own.colour, size: drawn.size } : own;
+  const o = drawn ? { ...own, colour: keep === 'shape' ? drawn.colour : own.colour, size: keep === 'shape-colour-size' ? own.size : drawn.size } : own;
   const background = drawn?.background ?? scene.background;
   const rng = new WorldRng(seed, 6, index, object, view);
   const light = 1 + rng.between(-IMAGE_NUISANCE.brightness, IMAGE_NUISANCE.brightness);
