@@ -116,8 +116,8 @@ export type ObjectKeep = (typeof OBJECT_KEEPS)[number];
 /** Object `object` of scene `index` drawn alone, render `view`, as RGBA bytes [size, size, 4]: anywhere in the image
  *  (centre uniform, the object kept inside; not bound to its cell) with the renderer's scale, rotation, brightness and
  *  noise nuisance; `keep` says what stays the same across renders. The image JEPA's object-level good views: renders
- *  of one object's state. Streams (seed, 6, index, object, view); 'shape' and 'shape-colour' draw a colour, size
- *  class and background from (seed, 7, index, object, view) first ('shape-colour' then keeps the object's colour,
+ *  of one object's state. Streams (seed, 6, index, object, view); every keep but 'object' draws a colour, size class
+ *  and background from (seed, 7, index, object, view) first ('shape-colour' then keeps the object's colour,
  *  'shape-colour-size' its colour and size class, so all three redraw the same background). */
 export function renderObjectPixels(scene: Scene, size: number, seed: number, index: number, object: number, view: number, keep: ObjectKeep = 'object'): Uint8ClampedArray {
   const own = scene.objects[object];
