@@ -169,10 +169,16 @@ async function onnxOutput(bytes: Uint8Array, images: ImageSet, n: number, name: 
 // The whitened pooler of the ViT `params`, fitted on the first `pooler.scenes` of its (unlabelled) training images;
 // base: the same ViT with the CLS pooler, whose tokens it was fitted on.
 export async function fitVitPooler(shape: ViTShape, params: Params, images: ImageSet, pooler: PoolerRecipe): Promise<{ head: PoolerHead; eigenvalues: Float64Array; base: Uint8Array }> {
-  const n = Math.min(pooler.scenes, images.n);
   const base = await exportVitOnnx(shape, params);
+  const { head, eigenvalues } = await fitHeadOn(base, shape, images, pooler);
+  return { head, eigenvalues, base };
+}
+
+// The head fitted on the CLS-pooler graph `base`'s tokens [n, T, D] for the first n = min(scenes, images) renders.
+async function fitHeadOn(base: Uint8Array, shape: ViTShape, images: ImageSet, pooler: PoolerRecipe): Promise<{ head: PoolerHead; eigenvalues: Float64Array; tokens: Float32Array }> {
+  const n = Math.min(pooler.scenes, images.n);
   const tokens = await onnxOutput(base, images, n, 'last_hidden_state');
-  return { ...(await fitPooler(tokens, n, shape.imageSize / shape.patchSize, shape.hidden, pooler)), base };
+  return { ...(await fitPooler(tokens, n, shape.imageSize / shape.patchSize, shape.hidden, pooler)), tokens };
 }
 
 // The training scenes' render 0, in [0, 1]: the crop views' images, and the pooler's and the stem statistics' in every
@@ -275,11 +281,9 @@ export async function repoolWorldEncoder(bytes: Uint8Array, manifest: WorldEncod
   if (sha256(base) !== want) throw new InputError(`${source}: its ViT rebuilds to sha256 ${sha256(base).slice(0, 16)}…, not the manifest's base ${want.slice(0, 16)}…`);
   const w = manifest.recipe.world;
   const images = await sceneImages(w, w.renders ? renderPool(w.seed, w.imageSize, drawScenes(w.seed, w.scenes).map((state, index) => ({ index, state })), 1) : null);
-  const n = Math.min(pooler.scenes, images.n);
-  const tokens = await onnxOutput(base, images, n, 'last_hidden_state');
-  const g = shape.imageSize / shape.patchSize, T = 1 + g * g, m = 8;
-  const { head, eigenvalues } = await fitPooler(tokens, n, g, shape.hidden, pooler);
+  const { head, eigenvalues, tokens } = await fitHeadOn(base, shape, images, pooler);
   const out = buildVitOnnx(cfg, weights, head);
+  const T = 1 + numPatches(shape), m = 8;
   // the head in ONNX against the same head in JS on the base graph's tokens, first m renders
   const parity = maxAbsDiff(await onnxOutput(out, images, m, 'pooler_output'), applyPooler(tokens.subarray(0, m * T * shape.hidden), m, T, shape.hidden, head), 'ONNX and the JS head');
   const digest = sha256(out);

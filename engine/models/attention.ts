@@ -24,6 +24,12 @@ type Block = { q: Float64Array; k: Float64Array; v: Float64Array }; // each [n, 
 function gather(src: Float32Array, base: number, n: number, row: number, cols: number, dh: number, into: Float64Array): void {
   for (let i = 0; i < n; i++) for (let c = 0; c < dh; c++) into[i * dh + c] = src[base + i * row + cols + c];
 }
+// Head h's q, k and v of the n packed rows from `base` (rows of 3d: q, k, v side by side) into the block.
+function gatherHead(qkv: Float32Array, base: number, n: number, d: number, h: number, dh: number, { q, k, v }: Block): void {
+  gather(qkv, base, n, 3 * d, h * dh, dh, q);
+  gather(qkv, base, n, 3 * d, d + h * dh, dh, k);
+  gather(qkv, base, n, 3 * d, 2 * d + h * dh, dh, v);
+}
 const blockOf = (s: AttentionShape): Block => {
   const size = Math.max(...s.lengths) * (s.d / s.heads);
   return { q: new Float64Array(size), k: new Float64Array(size), v: new Float64Array(size) };
@@ -85,14 +91,12 @@ export function attentionForward(qkv: Float32Array, s: AttentionShape): { out: F
   const out = new Float32Array(N * d);
   const po = probOffsets(s);
   const probs = new Float32Array(po[po.length - 1]); // per (b, h): [n_b, n_b]
-  const { q, k, v } = blockOf(s);
+  const blk = blockOf(s), { q, k, v } = blk;
   const w = new Float64Array(Math.max(...lengths)); // one row's scores, then its weights (float64, as the loops had them)
   for (let b = 0; b < lengths.length; b++) {
     const n = lengths[b], base = offsets[b] * row;
     for (let h = 0; h < H; h++) {
-      gather(qkv, base, n, row, h * dh, dh, q);
-      gather(qkv, base, n, row, d + h * dh, dh, k);
-      gather(qkv, base, n, row, 2 * d + h * dh, dh, v);
+      gatherHead(qkv, base, n, d, h, dh, blk);
       for (let i = 0; i < n; i++) {
         const kmax = causal ? i + 1 : n;
         const p = po[b * H + h] + i * n;
@@ -123,14 +127,12 @@ export function attentionBackward(qkv: Float32Array, probs: Float32Array, dOut: 
   const T = Math.max(...lengths);
   const dP = new Float64Array(T), col = new Float64Array(T);
   const dS = new Float64Array(T * T); // this block's dS rows [n, n]
-  const { q, k, v } = blockOf(s);
+  const blk = blockOf(s), { q, k, v } = blk;
   const go = new Float64Array(T * dh);
   for (let b = 0; b < lengths.length; b++) {
     const n = lengths[b], base = offsets[b] * row;
     for (let h = 0; h < H; h++) {
-      gather(qkv, base, n, row, h * dh, dh, q);
-      gather(qkv, base, n, row, d + h * dh, dh, k);
-      gather(qkv, base, n, row, 2 * d + h * dh, dh, v);
+      gatherHead(qkv, base, n, d, h, dh, blk);
       gather(dOut, offsets[b] * d, n, d, h * dh, dh, go);
       const p0 = po[b * H + h];
       for (let i = 0; i < n; i++) {
