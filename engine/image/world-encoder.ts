@@ -205,7 +205,7 @@ export async function buildWorldEncoder(recipe: WorldEncoderRecipe = WORLD_ENCOD
   const images = await sceneImages(w, pool);
   const objects = w.objectRenders ? objectPool(w.seed, w.imageSize, scenes, w.objectRenders, w.objectKeep) : undefined;
   const o = recipe.jepa.objects;
-  const views = (pool ? `renders of ${w.renders}` : 'crops') + (objects && o ? `; + ${o.views} views of ${o.batch ?? recipe.jepa.batch} of ${objects.n} objects drawn alone (renders of ${objects.renders}${KEEP_WORDS[w.objectKeep ?? 'object']}; ${o.loss === 'infonce' ? 'InfoNCE' : 'LeJEPA'}${o.aloneSteps ? `, alone for the first ${o.aloneSteps} steps` : ''})` : '');
+  const views = (pool ? `renders of ${w.renders}` : 'crops') + (objects && o ? `; + ${o.views} views of ${o.batch ?? recipe.jepa.batch} of ${objects.n} objects drawn alone (renders of ${objects.renders}${KEEP_WORDS[w.objectKeep ?? 'object']}; ${o.loss === 'infonce' ? 'InfoNCE' : 'LeJEPA'}${o.draw === 'distinct-kinds' ? ', distinct kinds a step' : ''}${o.aloneSteps ? `, alone for the first ${o.aloneSteps} steps` : ''})` : '');
   log(`${images.n} world scenes (seed ${w.seed}) rendered in ${((performance.now() - t0) / 1000).toFixed(1)} s; training ${recipe.jepa.steps} steps of ${recipe.jepa.batch} images x ${recipe.jepa.V} views (${views}) on ${backend.name}`);
   let first: ImageStep | null = null, last: ImageStep | null = null;
   const tTrain = performance.now();

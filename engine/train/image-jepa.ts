@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { SP_GRID } from '../metrics';
 import { ProjectorConfig, STEM_PATCH_RULE, TrainRng, calibrateStem, initProjector, initVit, project, stemFitsPatch, vitForward, type Params, type ViTShape } from '../models';
 import { ImageSet, ViewRecipe, imageViewBatch, normalised } from './image-views';
-import { firstRenders, renderViewBatch, type RenderPool } from './render-views';
+import { OBJECT_DRAWS, drawObjects, firstRenders, renderViewBatch, type RenderPool } from './render-views';
 import { infoNce } from './infonce';
 import { lejepaLoss, type JepaLoss, type JepaParts } from './lejepa';
 import { createAdamW, lrAt, optimizerStep, type Schedule } from './optimizer';
@@ -43,11 +43,12 @@ export const ImageJepaRecipe = z.object({
   // same projector, λ and directions) or 'infonce' (infonce.ts; temperature τ, absent = 0.1). aloneSteps: the first
   // that many steps train the object term alone, no scene views (InfoNCE leaves its plateau on objects alone, where
   // beside the scene term from step 0 it did not: docs/reference.md, "objects that keep shape and colour"); = steps:
-  // scenes are only the pooler's and the stem statistics' images.
+  // scenes are only the pooler's and the stem statistics' images. draw: how a step's objects are drawn (drawObjects;
+  // absent: 'uniform').
   objects: z.object({
     views: z.number().int().min(2), weight: z.number().positive(), batch: z.number().int().min(2).optional(),
     loss: z.enum(['lejepa', 'infonce']).optional(), temperature: z.number().positive().optional(),
-    aloneSteps: z.number().int().positive().optional(),
+    aloneSteps: z.number().int().positive().optional(), draw: z.enum(OBJECT_DRAWS).optional(),
   }).refine((o) => o.temperature === undefined || o.loss === 'infonce', { message: 'objects.temperature is InfoNCE\'s: it needs objects.loss "infonce"' }).optional(),
 }).refine((r) => (r.objects?.aloneSteps ?? 0) <= r.steps, { message: 'objects.aloneSteps is at most steps (= steps: the object term alone throughout)' });
 export type ImageJepaRecipe = z.infer<typeof ImageJepaRecipe>;
@@ -106,11 +107,10 @@ function sceneViewBatch(r: ImageJepaRecipe, images: ViewSource, step: number): F
   return 'pool' in images ? renderViewBatch(images.pool, ids, r.V, images.noise, rng) : imageViewBatch(images, ids, r.V, r.views, rng);
 }
 
-// Step s's object views: o.batch (absent: r.batch) objects drawn uniformly (with replacement) from the pool, o.views renders each.
+// Step s's object views: o.batch (absent: r.batch) objects of the pool (drawObjects, o.draw), o.views renders each.
 function objectViewBatch(r: ImageJepaRecipe, o: NonNullable<ImageJepaRecipe['objects']>, objects: RenderPool, step: number): Float32Array {
   const rng = TrainRng.seeded(r.seed, 'object-views', step);
-  const ids = Int32Array.from({ length: o.batch ?? r.batch }, () => rng.int(0, objects.n - 1));
-  return renderViewBatch(objects, ids, o.views, r.views.noise, rng);
+  return renderViewBatch(objects, drawObjects(objects, o.batch ?? r.batch, o.draw ?? 'uniform', rng), o.views, r.views.noise, rng);
 }
 
 // A conv stem's BatchNorm statistics: measured after the last step on the first 1,000 of the training images,

@@ -14,5 +14,5 @@ export { photoViews, type DecodedView } from './photo-views';
 export { trainJob, type TrainJobContext } from './job';
 export { ImageJepaRecipe, calibrateStemOn, initImageJepa, imageJepaLoss, stepImages, trainImageJepa, type ImageStep, type ImageJepaHooks, type ViewSource } from './image-jepa';
 export { infoNce } from './infonce';
-export { firstRenders, objectPool, renderPool, renderViewBatch, type RenderPool } from './render-views';
+export { OBJECT_DRAWS, drawObjects, firstRenders, objectPool, renderPool, renderViewBatch, type ObjectDraw, type RenderPool } from './render-views';
 export { ViewRecipe, IMAGENET_MEAN, IMAGENET_STD, drawView, renderView, imageViewBatch, normalised, type ImageSet, type ViewDraw } from './image-views';

@@ -1,12 +1,14 @@
 // Views for the image JEPA that are other renderings of the same world state (the paper's "good" image views: frames
 // of one clip, not crops of one frame): the V views of an image are V different renders from its pool of K, each
 // with light Gaussian pixel noise, then ImageNet mean/std as the crop views (image-views.ts) are normalised.
-import { renderObjectPixels, renderScenePixels, type ObjectKeep, type Scene } from '../data';
+import { objectKind, renderObjectPixels, renderScenePixels, type ObjectKeep, type Scene } from '../data';
 import type { TrainRng } from '../models';
 import { IMAGENET_MEAN, IMAGENET_STD, type ImageSet } from './image-views';
 
 // K renders of each of n square RGB images as bytes: render k of image i at (i·K + k)·3S², CHW (S = side).
-export type RenderPool = { n: number; renders: number; side: number; data: Uint8Array };
+// kinds (object pools): kinds[i] = the index of what item i's renders keep (objectKind), 0..max; items of one kind
+// have renders from one distribution.
+export type RenderPool = { n: number; renders: number; side: number; data: Uint8Array; kinds?: Int32Array };
 
 /** K renders of each scene (its index in the world `seed` and its state) as bytes: render k is view k of the scene
  *  (engine/data/world: view 0 is the dataset's PNG, views k > 0 re-draw the nuisance and the drawing order). */
@@ -17,7 +19,13 @@ export const renderPool = (seed: number, side: number, scenes: readonly { index:
  *  background, or its shape only), as a pool over the objects in scene order: the image JEPA's object-level views. */
 export function objectPool(seed: number, side: number, scenes: readonly { index: number; state: Scene }[], K: number, keep: ObjectKeep = 'object'): RenderPool {
   const objects = scenes.flatMap(({ index, state }) => state.objects.map((_, j) => ({ index, state, j })));
-  return poolOf(objects.length, K, side, (i, k) => renderObjectPixels(objects[i].state, side, seed, objects[i].index, objects[i].j, k, keep));
+  const ids = new Map<string, number>();
+  const kinds = Int32Array.from(objects, ({ state, j }) => {
+    const key = objectKind(state, j, keep);
+    if (!ids.has(key)) ids.set(key, ids.size);
+    return ids.get(key)!;
+  });
+  return { ...poolOf(objects.length, K, side, (i, k) => renderObjectPixels(objects[i].state, side, seed, objects[i].index, objects[i].j, k, keep)), kinds };
 }
 
 // K renders of each of n items: render(i, k) gives RGBA bytes [S, S, 4], stored CHW at (i·K + k)·3S².
@@ -31,6 +39,32 @@ function poolOf(n: number, K: number, side: number, render: (i: number, k: numbe
       for (let q = 0; q < plane; q++) for (let c = 0; c < 3; c++) data[o + c * plane + q] = rgba[4 * q + c];
     }
   return { n, renders: K, side, data };
+}
+
+// How a step's objects are drawn: uniformly with replacement (a batch may then hold two objects whose renders keep the
+// same, a negative InfoNCE cannot tell from the positive), or one random object of each of B distinct kinds.
+export const OBJECT_DRAWS = ['uniform', 'distinct-kinds'] as const;
+export type ObjectDraw = (typeof OBJECT_DRAWS)[number];
+
+/** B objects of an object pool for one step's views, drawn as `draw` says. */
+export function drawObjects(pool: RenderPool, B: number, draw: ObjectDraw, rng: TrainRng): Int32Array {
+  if (draw === 'uniform') return Int32Array.from({ length: B }, () => rng.int(0, pool.n - 1));
+  const members = kindMembers(pool);
+  if (B > members.length) throw new Error(`${B} objects of distinct kinds a step, but the object renders have ${members.length} kinds`);
+  return Int32Array.from(rng.permutation(members.length).slice(0, B), (k) => members[k][rng.int(0, members[k].length - 1)]);
+}
+
+// The pool's items by kind (members[k]: the items of kind k, in pool order), once per pool.
+const membersOf = new WeakMap<RenderPool, number[][]>();
+function kindMembers(pool: RenderPool): number[][] {
+  let members = membersOf.get(pool);
+  if (!members) {
+    if (!pool.kinds) throw new Error('objects of distinct kinds need an object pool (objectPool), which records each object\'s kind');
+    members = [];
+    pool.kinds.forEach((k, i) => (members![k] ??= []).push(i));
+    membersOf.set(pool, members);
+  }
+  return members;
 }
 
 /** Render 0 of each scene in [0, 1] (the crop views' input); of the first `count` scenes only, if given. */

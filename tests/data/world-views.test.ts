@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { createCanvas, loadImage } from '@napi-rs/canvas';
 import { describe, expect, it } from 'vitest';
-import { BACKGROUNDS, COLOURS, SHAPES, SIZES, drawScenes, renderObjectPixels, renderScene, renderScenePixels, renderSceneView, type ObjectKeep } from '../../engine/data';
+import { BACKGROUNDS, COLOURS, OBJECT_KEEPS, SHAPES, SIZES, drawScenes, objectKind, renderObjectPixels, renderScene, renderScenePixels, renderSceneView, type ObjectKeep } from '../../engine/data';
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const scenes = drawScenes(7, 24);
@@ -107,6 +107,22 @@ describe('world object views', () => {
     expect(found).toHaveLength(1);
     return found[0];
   };
+
+  it('objectKind names what a keep keeps: changing an attribute leaves every render the same exactly when the kind stays the same', () => {
+    const j = 1, own = scenes[multi].objects[j];
+    const other = { shape: SHAPES.find((x) => x !== own.shape)!, colour: COLOURS.find((x) => x !== own.colour)!, size: SIZES.find((x) => x !== own.size)! };
+    const changed = [
+      { ...scenes[multi], objects: scenes[multi].objects.map((o, k) => (k === j ? { ...o, shape: other.shape } : o)) },
+      { ...scenes[multi], objects: scenes[multi].objects.map((o, k) => (k === j ? { ...o, colour: other.colour } : o)) },
+      { ...scenes[multi], objects: scenes[multi].objects.map((o, k) => (k === j ? { ...o, size: other.size } : o)) },
+      { ...scenes[multi], background: BACKGROUNDS.find((x) => x !== scenes[multi].background)! },
+    ];
+    const renders = (state: typeof scenes[number], keep: ObjectKeep) => [0, 1, 2, 3].map((v) => Buffer.from(renderObjectPixels(state, S, 7, multi, j, v, keep)).toString('base64')).join();
+    const sameKind = OBJECT_KEEPS.map((keep) => changed.map((state) => objectKind(state, j, keep) === objectKind(scenes[multi], j, keep)));
+    expect(sameKind).toEqual(OBJECT_KEEPS.map((keep) => changed.map((state) => renders(state, keep) === renders(scenes[multi], keep))));
+    // shape, colour, size, background: kept by 'object'; shape alone; shape and colour; shape, colour and size
+    expect(sameKind).toEqual([[false, false, false, false], [false, true, true, true], [false, false, true, true], [false, false, false, true]]);
+  });
 
   it("keep 'shape' / 'shape-colour' / 'shape-colour-size': each render is the object's own shape (colour, size) with the rest drawn for that render", () => {
     const j = 1, own = scenes[multi].objects[j];

@@ -1,8 +1,10 @@
 // Good image views (renders of the same scene state): without noise every view is one of the image's renders,
 // normalised; the V views of an image are V different renders; the noise follows its bound; same stream, same batch.
+// A step's objects: uniform, or of distinct kinds (what their renders keep).
 import { describe, expect, it } from 'vitest';
 import { TrainRng } from '../../engine/models';
-import { IMAGENET_MEAN, IMAGENET_STD, renderViewBatch, type RenderPool } from '../../engine/train';
+import { drawScenes, objectKind } from '../../engine/data';
+import { IMAGENET_MEAN, IMAGENET_STD, drawObjects, objectPool, renderViewBatch, type RenderPool } from '../../engine/train';
 
 const S = 8, K = 5, n = 3, per = 3 * S * S;
 const rng0 = TrainRng.seeded(3, 'pool');
@@ -61,5 +63,31 @@ describe('render views', () => {
     const sd = Math.sqrt(ss / a.length);
     expect(sd).toBeGreaterThan(0.005);
     expect(sd).toBeLessThan(0.05);
+  });
+
+  it("a step's objects of distinct kinds: no two keep the same, every object of a kind can be drawn; uniform draws repeat kinds", () => {
+    const scenes = drawScenes(1, 300).map((state, index) => ({ index, state }));
+    const objects = scenes.flatMap(({ state }) => state.objects.map((_, j) => objectKind(state, j, 'shape-colour')));
+    const p = objectPool(1, 8, scenes, 1, 'shape-colour');
+    expect(p.n).toBe(objects.length);
+    const kinds = new Set(objects).size; // 64 shape-colour pairs, all present in 300 scenes
+    expect(kinds).toBe(64);
+    for (let i = 0; i < p.n; i++) expect(objects.indexOf(objects[i])).toBe(objects.findIndex((_, m) => p.kinds![m] === p.kinds![i])); // kinds = objectKind's partition
+    const seen = new Set<number>();
+    let repeats = 0;
+    for (let step = 0; step < 50; step++) {
+      const rng = TrainRng.seeded(0, 'object-views', step);
+      const ids = drawObjects(p, 64, 'distinct-kinds', rng);
+      expect(new Set(Array.from(ids, (i) => objects[i])).size).toBe(64);
+      ids.forEach((i) => seen.add(i));
+      const uniform = drawObjects(p, 64, 'uniform', TrainRng.seeded(0, 'object-views', step));
+      expect(uniform.every((i) => i >= 0 && i < p.n)).toBe(true);
+      repeats += 64 - new Set(Array.from(uniform, (i) => objects[i])).size;
+    }
+    expect(seen.size).toBeGreaterThan(0.9 * p.n); // 50 steps x 64 draws over ~600 objects of 64 kinds reach nearly all
+    expect(repeats / 50).toBeGreaterThan(15); // 64 draws of 64 kinds repeat ~23 kinds (64 (1 - (63/64)^64) ≈ 41 distinct)
+    expect(drawObjects(p, 40, 'distinct-kinds', TrainRng.seeded(0, 'object-views', 0))).toHaveLength(40);
+    expect(() => drawObjects(p, 65, 'distinct-kinds', TrainRng.seeded(0, 'o'))).toThrow(/65 objects of distinct kinds a step, but the object renders have 64 kinds/);
+    expect(() => drawObjects(pool, 2, 'distinct-kinds', TrainRng.seeded(0, 'o'))).toThrow(/need an object pool/);
   });
 });

@@ -1,6 +1,7 @@
 // Image-JEPA training is a pure function of (recipe, images): same seed, same bytes; the loss goes down. The world
 // encoder's build too, with crop views, with good image views (renders of one scene state), or with object views
-// (LeJEPA or InfoNCE; objects kept whole, or their shape only; trained alone for the first steps, or not).
+// (LeJEPA or InfoNCE; objects kept whole, or their shape only; trained alone for the first steps, or not; drawn
+// uniformly or of distinct kinds).
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { exportVitOnnx, type ViTShape } from '../../engine/models';
@@ -155,5 +156,12 @@ describe('world encoder build', () => {
     const alone = await build({ ...r, jepa: { ...r.jepa, objects: { ...objects, aloneSteps: 4 } } });
     expect(alone.steps.every((s) => s.sigreg === 0 && s.inv === 0)).toBe(true);
     expect(alone.steps.slice(0, 2).map((s) => s.loss)).toEqual(a.steps.slice(0, 2).map((s) => s.loss));
+    // objects of distinct kinds (here shapes: 'shape' keeps only the shape): deterministic, not the uniform draw; 9 of 8 shapes is an error
+    const distinct: WorldEncoderRecipe = { ...r, jepa: { ...r.jepa, objects: { ...objects, draw: 'distinct-kinds' } } };
+    const [d1, d2] = [await build(distinct), await build(distinct)];
+    expect(d2.sha256).toBe(d1.sha256);
+    expect(d1.sha256).not.toBe(a.sha256);
+    expect(d1.steps[0].objectNce).not.toBe(a.steps[0].objectNce);
+    await expect(build({ ...distinct, jepa: { ...distinct.jepa, objects: { ...distinct.jepa.objects!, batch: 9 } } })).rejects.toThrow(/9 objects of distinct kinds a step, but the object renders have 8 kinds/);
   }, 180_000);
 });

@@ -113,6 +113,13 @@ function draw(scene: Scene, size: number, rng: WorldRng, shuffle: boolean): Uint
 export const OBJECT_KEEPS = ['object', 'shape', 'shape-colour', 'shape-colour-size'] as const;
 export type ObjectKeep = (typeof OBJECT_KEEPS)[number];
 
+/** What the renders of an object under `keep` share, as a key: two objects of one key have renders from one
+ *  distribution, so an InfoNCE batch that holds both has a negative no encoder can tell from the positive. */
+export function objectKind(scene: Scene, object: number, keep: ObjectKeep): string {
+  const o = scene.objects[object];
+  return keep === 'shape' ? o.shape : keep === 'shape-colour' ? `${o.shape}:${o.colour}` : keep === 'shape-colour-size' ? `${o.shape}:${o.colour}:${o.size}` : `${o.shape}:${o.colour}:${o.size}:${scene.background}`;
+}
+
 /** Object `object` of scene `index` drawn alone, render `view`, as RGBA bytes [size, size, 4]: anywhere in the image
  *  (centre uniform, the object kept inside; not bound to its cell) with the renderer's scale, rotation, brightness and
  *  noise nuisance; `keep` says what stays the same across renders. The image JEPA's object-level good views: renders
