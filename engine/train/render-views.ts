@@ -16,7 +16,8 @@ export const renderPool = (seed: number, side: number, scenes: readonly { index:
   poolOf(scenes.length, K, side, (i, k) => renderScenePixels(scenes[i].state, side, seed, scenes[i].index, k));
 
 /** K renders of every object of the scenes, each drawn alone (renderObjectPixels; `keep`: the object on its scene's
- *  background, or its shape only), as a pool over the objects in scene order: the image JEPA's object-level views. */
+ *  background, or what OBJECT_KEEPS names), as a pool over the objects in scene order, with each object's kind: the image
+ *  JEPA's object-level views. */
 export function objectPool(seed: number, side: number, scenes: readonly { index: number; state: Scene }[], K: number, keep: ObjectKeep = 'object'): RenderPool {
   const objects = scenes.flatMap(({ index, state }) => state.objects.map((_, j) => ({ index, state, j })));
   const ids = new Map<string, number>();
