@@ -74,7 +74,7 @@ export const ExperimentConfig = z
     seeds: z.array(z.number().int().min(0)).min(1).default([0]), // replicates: training noise can exceed the bootstrap CI
     train: TrainSettings.default(TrainSettings.parse({})), // the same for every arm
     eval: EvalProtocol.default(EvalProtocol.parse({})),
-    parallel: z.number().int().min(1).optional(), // arms trained at once; default: number of cores (Slurm: all)
+    parallel: z.number().int().min(1).optional(), // arms trained at once; default: number of cores, at least the arms of one seed (Slurm: all)
     executor: ExecutorChoice.optional(), // where the arms compute; default: the settings' executor
     imageViews: ImageViews.optional(), // set: the 2x2 (image arms x text arms) instead of one frozen image encoder
   })

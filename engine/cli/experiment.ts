@@ -100,7 +100,7 @@ const addTrainOptions = (c: Command) =>
   addTrainingOptions(c)
     .option('--seeds <list>', 'training seeds (replicates), e.g. 0,1,2', numbers('seeds'))
     .option('--bootstrap <B>', 'paired bootstrap resamples', num('bootstrap'))
-    .option('--parallel <n>', 'arms trained at once (default: cores)', num('parallel'))
+    .option('--parallel <n>', 'arms trained at once (default: cores, and at least the arms of one seed)', num('parallel'))
     .option('--executor <where>', 'where the arms run: local | slurm (default: the settings)')
     .option('--partition <name>', 'Slurm partition for the arms (over the settings)')
     .option('--time <limit>', 'Slurm time limit per arm job, e.g. 4:00:00')
