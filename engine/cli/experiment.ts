@@ -140,7 +140,7 @@ export function registerExperiment(program: Command, setExit: (code: number) => 
   addTrainOptions(
     program
       .command('demo')
-      .description('the whole experiment on the default procedural world with the shipped world encoder (about 10 minutes on 2 cores)')
+      .description('the whole experiment on the default procedural world with the shipped world encoder (about 7 minutes on 2 cores)')
       .option('--world <dir>', 'where the default world lives (generated when absent)'),
   ).action(async (o) => {
     const dir = o.world ?? defaultWorldDir(userDataDir());
