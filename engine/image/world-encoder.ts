@@ -10,7 +10,7 @@ import * as tf from '@tensorflow/tfjs';
 import * as ort from 'onnxruntime-node';
 import { z } from 'zod';
 import type { Dataset } from '../../shared/dataset';
-import { OBJECT_KEEPS, type ObjectKeep, drawScenes, generateWorld, readDataset, resolveWorld, worldScene } from '../data';
+import { OBJECT_KEEPS, objectKindCount, type ObjectKeep, drawScenes, generateWorld, readDataset, resolveWorld, worldScene } from '../data';
 import type { Embeddings } from '../embeddings';
 import { InputError } from '../errors';
 import { readJson } from '../json-file';
@@ -40,7 +40,11 @@ export const WorldEncoderRecipe = z.object({
   jepa: ImageJepaRecipe,
   // the embedding (pooler_output): absent = the CLS token, as DINOv2; else whitened CLS + region means
   pooler: PoolerRecipe.optional(),
-}).refine((r) => !r.world.objectRenders === !r.jepa.objects, { message: 'world.objectRenders and jepa.objects go together: object views need object renders' });
+}).refine((r) => !r.world.objectRenders === !r.jepa.objects, { message: 'world.objectRenders and jepa.objects go together: object views need object renders' })
+  .refine((r) => r.jepa.objects?.draw !== 'distinct-kinds' || (r.jepa.objects.batch ?? r.jepa.batch) <= objectKindCount(r.world.objectKeep ?? 'object'), {
+    message: 'draw "distinct-kinds" takes this many objects of distinct kinds a step: at most the kinds world.objectKeep has (shape 8, shape-colour 64, shape-colour-size 192)',
+    path: ['jepa', 'objects', 'batch'],
+  });
 export type WorldEncoderRecipe = z.infer<typeof WorldEncoderRecipe>;
 
 // Conv stem [16, 32, 64] + ViT p8 w64 d2 trained on objects alone: every object of the 5,000 training scenes drawn

@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { createCanvas, loadImage } from '@napi-rs/canvas';
 import { describe, expect, it } from 'vitest';
-import { BACKGROUNDS, COLOURS, OBJECT_KEEPS, SHAPES, SIZES, drawScenes, objectKind, renderObjectPixels, renderScene, renderScenePixels, renderSceneView, type ObjectKeep } from '../../engine/data';
+import { BACKGROUNDS, COLOURS, OBJECT_KEEPS, SHAPES, SIZES, drawScenes, objectKind, objectKindCount, renderObjectPixels, renderScene, renderScenePixels, renderSceneView, type ObjectKeep } from '../../engine/data';
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const scenes = drawScenes(7, 24);
@@ -122,6 +122,10 @@ describe('world object views', () => {
     expect(sameKind).toEqual(OBJECT_KEEPS.map((keep) => changed.map((state) => renders(state, keep) === renders(scenes[multi], keep))));
     // shape, colour, size, background: kept by 'object'; shape alone; shape and colour; shape, colour and size
     expect(sameKind).toEqual([[false, false, false, false], [false, true, true, true], [false, false, true, true], [false, false, false, true]]);
+    // objectKindCount: the distinct kinds over every object the lexicon can make
+    const every = BACKGROUNDS.flatMap((background) => SHAPES.flatMap((shape) => COLOURS.flatMap((colour) => SIZES.map((size) => ({ background, objects: [{ shape, colour, size, cell: 0 }] })))));
+    expect(OBJECT_KEEPS.map((keep) => new Set(every.map((state) => objectKind(state, 0, keep))).size)).toEqual(OBJECT_KEEPS.map(objectKindCount));
+    expect(OBJECT_KEEPS.map(objectKindCount)).toEqual([1152, 8, 64, 192]);
   });
 
   it("keep 'shape' / 'shape-colour' / 'shape-colour-size': each render is the object's own shape (colour, size) with the rest drawn for that render", () => {

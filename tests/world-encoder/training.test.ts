@@ -162,6 +162,8 @@ describe('world encoder build', () => {
     expect(d2.sha256).toBe(d1.sha256);
     expect(d1.sha256).not.toBe(a.sha256);
     expect(d1.steps[0].objectNce).not.toBe(a.steps[0].objectNce);
-    await expect(build({ ...distinct, jepa: { ...distinct.jepa, objects: { ...distinct.jepa.objects!, batch: 9 } } })).rejects.toThrow(/9 objects of distinct kinds a step, but the object renders have 8 kinds/);
+    const nine = { ...distinct, jepa: { ...distinct.jepa, objects: { ...distinct.jepa.objects!, batch: 9 } } };
+    expect(WorldEncoderRecipe.safeParse(nine).error?.issues[0]).toMatchObject({ path: ['jepa', 'objects', 'batch'], message: expect.stringMatching(/at most the kinds world.objectKeep has \(shape 8/) });
+    await expect(build(nine)).rejects.toThrow(/9 objects of distinct kinds a step, but the object renders have 8 kinds/); // unparsed: the draw's own guard
   }, 180_000);
 });

@@ -7,6 +7,6 @@ export {
 export { NUISANCE, NUISANCE_LEVELS, NUISANCE_WORDS, STYLE_OF, STYLES, type NuisanceLevel } from './nuisance';
 export { PRESET_NAMES, PRESETS, resolveWorld, WorldOptions, type Preset, type WorldParams } from './params';
 export { contactSheet, galleryFromDataset, galleryJson, previewWorld, type GalleryItem, type GalleryRange } from './preview';
-export { IMAGE_NUISANCE, OBJECT_KEEPS, objectKind, renderScene, renderObjectPixels, renderScenePixels, renderSceneView, type ObjectKeep } from './render';
+export { IMAGE_NUISANCE, OBJECT_KEEPS, objectKind, objectKindCount, renderScene, renderObjectPixels, renderScenePixels, renderSceneView, type ObjectKeep } from './render';
 export { drawScenes, sceneKey, type Scene, type SceneObject } from './scene';
 export { worldJob } from './job';

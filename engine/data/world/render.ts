@@ -2,7 +2,7 @@
 // pixel noise). Colours and shapes are drawn as themselves so the image carries every marginal concept
 // (what a frozen image encoder must pick up), independent of the caption's nuisance.
 import { createCanvas, type Canvas, type SKRSContext2D } from '@napi-rs/canvas';
-import { BACKGROUNDS, COLOURS, SIZES, type Background, type Colour, type Shape, type Size } from './lexicon';
+import { BACKGROUNDS, COLOURS, SHAPES, SIZES, type Background, type Colour, type Shape, type Size } from './lexicon';
 import { WorldRng } from './rng';
 import type { Scene, SceneObject } from './scene';
 
@@ -118,6 +118,12 @@ export type ObjectKeep = (typeof OBJECT_KEEPS)[number];
 export function objectKind(scene: Scene, object: number, keep: ObjectKeep): string {
   const o = scene.objects[object];
   return keep === 'shape' ? o.shape : keep === 'shape-colour' ? `${o.shape}:${o.colour}` : keep === 'shape-colour-size' ? `${o.shape}:${o.colour}:${o.size}` : `${o.shape}:${o.colour}:${o.size}:${scene.background}`;
+}
+
+/** How many kinds (objectKind) a keep has in the world's lexicon: the most objects of distinct kinds a batch can hold. */
+export function objectKindCount(keep: ObjectKeep): number {
+  const [shape, colour, size, background] = [SHAPES, COLOURS, SIZES, BACKGROUNDS].map((l) => l.length);
+  return keep === 'shape' ? shape : keep === 'shape-colour' ? shape * colour : keep === 'shape-colour-size' ? shape * colour * size : shape * colour * size * background;
 }
 
 /** Object `object` of scene `index` drawn alone, render `view`, as RGBA bytes [size, size, 4]: anywhere in the image
