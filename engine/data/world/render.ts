@@ -113,18 +113,21 @@ function draw(scene: Scene, size: number, rng: WorldRng, shuffle: boolean): Uint
 export const OBJECT_KEEPS = ['object', 'shape', 'shape-colour', 'shape-colour-size'] as const;
 export type ObjectKeep = (typeof OBJECT_KEEPS)[number];
 
+// What each keep keeps of an object: the attributes its renders share (the rest is drawn afresh per render).
+const KEPT = {
+  object: ['shape', 'colour', 'size', 'background'], shape: ['shape'], 'shape-colour': ['shape', 'colour'], 'shape-colour-size': ['shape', 'colour', 'size'],
+} as const satisfies Record<ObjectKeep, readonly string[]>;
+const LEXICON = { shape: SHAPES, colour: COLOURS, size: SIZES, background: BACKGROUNDS };
+
 /** What the renders of an object under `keep` share, as a key: two objects of one key have renders from one
  *  distribution, so an InfoNCE batch that holds both has a negative no encoder can tell from the positive. */
 export function objectKind(scene: Scene, object: number, keep: ObjectKeep): string {
-  const o = scene.objects[object];
-  return keep === 'shape' ? o.shape : keep === 'shape-colour' ? `${o.shape}:${o.colour}` : keep === 'shape-colour-size' ? `${o.shape}:${o.colour}:${o.size}` : `${o.shape}:${o.colour}:${o.size}:${scene.background}`;
+  const o = { ...scene.objects[object], background: scene.background };
+  return KEPT[keep].map((a) => o[a]).join(':');
 }
 
 /** How many kinds (objectKind) a keep has in the world's lexicon: the most objects of distinct kinds a batch can hold. */
-export function objectKindCount(keep: ObjectKeep): number {
-  const [shape, colour, size, background] = [SHAPES, COLOURS, SIZES, BACKGROUNDS].map((l) => l.length);
-  return keep === 'shape' ? shape : keep === 'shape-colour' ? shape * colour : keep === 'shape-colour-size' ? shape * colour * size : shape * colour * size * background;
-}
+export const objectKindCount = (keep: ObjectKeep): number => KEPT[keep].reduce((n, a) => n * LEXICON[a].length, 1);
 
 /** Object `object` of scene `index` drawn alone, render `view`, as RGBA bytes [size, size, 4]: anywhere in the image
  *  (centre uniform, the object kept inside; not bound to its cell) with the renderer's scale, rotation, brightness and
