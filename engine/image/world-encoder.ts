@@ -42,7 +42,7 @@ export const WorldEncoderRecipe = z.object({
   pooler: PoolerRecipe.optional(),
 }).refine((r) => !r.world.objectRenders === !r.jepa.objects, { message: 'world.objectRenders and jepa.objects go together: object views need object renders' })
   .refine((r) => r.jepa.objects?.draw !== 'distinct-kinds' || (r.jepa.objects.batch ?? r.jepa.batch) <= objectKindCount(r.world.objectKeep ?? 'object'), {
-    message: 'draw "distinct-kinds" takes this many objects of distinct kinds a step: at most the kinds world.objectKeep has (shape 8, shape-colour 64, shape-colour-size 192)',
+    message: `draw "distinct-kinds" takes this many objects of distinct kinds a step: at most the kinds world.objectKeep has (${(['shape', 'shape-colour', 'shape-colour-size'] as const).map((k) => `${k} ${objectKindCount(k)}`).join(', ')})`,
     path: ['jepa', 'objects', 'batch'],
   });
 export type WorldEncoderRecipe = z.infer<typeof WorldEncoderRecipe>;
