@@ -79,11 +79,13 @@ const est = (i: Interval | null): Estimate | null => (i ? { value: i.estimate, l
 export function armsTable(rows: (ArmResult & { experiment?: string })[], id = 'arms', title = 'Arms on the test pairs (95% paired-bootstrap CIs)'): TableSpec {
   const multi = rows.some((r) => r.experiment);
   const diverged = rows.some((r) => r.diverged);
+  const lr = rows.some((r) => r.lr !== undefined);
   return {
     id, title,
     columns: [
       ...(multi ? [{ key: 'experiment', label: 'Experiment' }] : []),
       { key: 'arm', label: 'Arm' }, { key: 'seed', label: 'Seed', format: 'int' as const }, { key: 'epoch', label: 'Epoch', format: 'int' as const },
+      ...(lr ? [{ key: 'lr', label: 'Peak lr', format: 'sci' as const }] : []),
       { key: 'r1', label: 'R@1', format: 'ci' as const }, { key: 'r5', label: 'R@5', format: 'ci' as const }, { key: 'r10', label: 'R@10', format: 'ci' as const },
       { key: 't2iR1', label: 'Text→image R@1', format: 'ci' as const }, { key: 'mknn', label: 'Mutual k-NN', format: 'ci' as const },
       { key: 'fitR1', label: 'Fit R@1', format: 'fixed3' as const }, { key: 'random', label: 'Random map', format: 'fixed3' as const }, { key: 'shuffled', label: 'Shuffled pairs', format: 'fixed3' as const },
@@ -91,7 +93,7 @@ export function armsTable(rows: (ArmResult & { experiment?: string })[], id = 'a
     ],
     rows: rows.map((a) => ({
       ...(multi ? { experiment: a.experiment ?? '' } : {}),
-      arm: a.arm, seed: a.seed, epoch: a.epoch, r1: est(a.r1), r5: est(a.r5), r10: est(a.r10), t2iR1: est(a.t2iR1), mknn: est(a.mknn),
+      arm: a.arm, seed: a.seed, epoch: a.epoch, ...(lr ? { lr: a.lr ?? null } : {}), r1: est(a.r1), r5: est(a.r5), r10: est(a.r10), t2iR1: est(a.t2iR1), mknn: est(a.mknn),
       fitR1: a.fitR1, random: a.controls.random, shuffled: a.controls.shuffled,
       ...(diverged ? { status: a.diverged ? `diverged: scored at epoch ${a.epoch}, its last good checkpoint` : 'done' } : {}),
     })),

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { ImageDevice } from './gpu';
 import { ExecutorChoice } from './settings';
-import { Arm, TrainSettings, type TrainConfigInput, type TrainEvaluation } from './train';
+import { ARMS, Arm, TrainSettings, type TrainConfigInput, type TrainEvaluation } from './train';
 
 const Rgb = z.tuple([z.number(), z.number(), z.number()]);
 const Px = z.number().int().positive();
@@ -61,6 +61,12 @@ export const ImageViews = z.object({
 });
 export type ImageViews = z.infer<typeof ImageViews>;
 
+const Rate = z.number().positive();
+const ARM_RATES = { good: Rate.optional(), bad: Rate.optional(), ntp: Rate.optional(), 'pair-ntp': Rate.optional() } satisfies Record<Arm, unknown>;
+const ArmRates = z.strictObject(ARM_RATES, {
+  error: (iss) => (iss.code === 'unrecognized_keys' ? `not arms: ${iss.keys.join(', ')} (arms: ${ARMS.join(', ')})` : undefined),
+});
+
 export const ExperimentConfig = z
   .object({
     kind: z.literal('experiment'),
@@ -72,13 +78,19 @@ export const ExperimentConfig = z
     image: ImageEncoderChoice.default(ImageEncoderChoice.parse({})),
     arms: z.array(Arm).min(1).default(['good', 'bad', 'ntp']),
     seeds: z.array(z.number().int().min(0)).min(1).default([0]), // replicates: training noise can exceed the bootstrap CI
-    train: TrainSettings.default(TrainSettings.parse({})), // the same for every arm
+    train: TrainSettings.default(TrainSettings.parse({})), // the same for every arm, but for armLr
+    // Each arm's peak learning rate over train.lr: arms differ in their best rate (docs/reference.md#optimiser),
+    // and one shared rate tilts the comparison toward the arm it suits.
+    armLr: ArmRates.optional(),
     eval: EvalProtocol.default(EvalProtocol.parse({})),
     parallel: z.number().int().min(1).optional(), // arms trained at once; default: number of cores, at least the arms of one seed (Slurm: all)
     executor: ExecutorChoice.optional(), // where the arms compute; default: the settings' executor
     imageViews: ImageViews.optional(), // set: the 2x2 (image arms x text arms) instead of one frozen image encoder
   })
   .refine((c) => new Set(c.arms).size === c.arms.length, { path: ['arms'], message: 'each arm once' })
+  .refine((c) => Object.keys(c.armLr ?? {}).every((a) => c.arms.includes(a as Arm)), {
+    path: ['armLr'], message: 'a learning rate for an arm the experiment does not train',
+  })
   .refine((c) => new Set(c.imageViews?.arms ?? []).size === (c.imageViews?.arms.length ?? 0), { path: ['imageViews', 'arms'], message: 'each image arm once' })
   .refine((c) => !c.imageViews || c.arms.every((a) => a === 'good' || a === 'bad'), {
     path: ['arms'], message: 'the 2x2 experiment (image views) compares JEPA text arms only, as the paper (no NTP): use text arms good and/or bad',
@@ -90,12 +102,19 @@ export type ExperimentConfig = z.infer<typeof ExperimentConfig>;
 export type ExperimentConfigInput = z.input<typeof ExperimentConfig>;
 
 // The train run of one arm and seed (unparsed: TrainConfig.parse fills its defaults).
-export function armConfig(c: Pick<ExperimentConfig, 'data' | 'images' | 'splitSeed' | 'eval' | 'train'>, arm: Arm, seed: number, evaluation?: TrainEvaluation): TrainConfigInput {
+export function armConfig(c: Pick<ExperimentConfig, 'data' | 'images' | 'splitSeed' | 'eval' | 'train' | 'armLr'>, arm: Arm, seed: number, evaluation?: TrainEvaluation): TrainConfigInput {
   return {
-    ...c.train, kind: 'train', version: 1, name: `${arm} (seed ${seed})`, data: c.data, ...(c.images ? { images: c.images } : {}),
+    ...c.train, lr: armLr(c, arm), kind: 'train', version: 1, name: `${arm} (seed ${seed})`, data: c.data, ...(c.images ? { images: c.images } : {}),
     split: experimentSplit(c), arm, seed, ...(evaluation ? { evaluation } : {}),
   };
 }
+
+// Each text arm's rate on the default world, picked on its val pairs (the map's R@1 on its fit pairs; no test
+// data): `prh demo`'s defaults (docs/reference.md#this-workbench).
+export const WORLD_ARM_LR = { good: 4e-3, bad: 1e-3, ntp: 1e-3 } as const satisfies Partial<Record<Arm, number>>;
+
+// The peak learning rate one arm trains at.
+export const armLr = (c: Pick<ExperimentConfig, 'train' | 'armLr'>, arm: Arm): number => c.armLr?.[arm] ?? c.train.lr;
 
 // The seeded split an experiment opens its data with (used only by data without a split of its own).
 export const experimentSplit = (c: Pick<ExperimentConfig, 'splitSeed' | 'eval'>) => ({
@@ -117,6 +136,7 @@ export type ArmResult = {
   seed: number;
   runId: string; // the arm's train run, under arms/
   epoch: number; // the checkpoint scored (by the train config's selection policy; never test)
+  lr?: number; // the peak learning rate it trained at (absent in older results)
   diverged?: string; // set when the arm diverged (NaN/Inf): why; `epoch` is then its last good checkpoint's
   r1: Interval; r5: Interval; r10: Interval; t2iR1: Interval;
   mknn: Interval | null; // null when degenerate (zero-variance features)

@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { ExperimentConfigInput, ExperimentResult } from '../../shared/experiment';
+import { WORLD_ARM_LR, type ExperimentConfigInput, type ExperimentResult } from '../../shared/experiment';
 import { armsTable, differencesTable, gridDifferencesTable, gridTable, gridVerdict, imageArmsTable, protocolLine, spreadTable } from '../../shared/experiment-figures';
 import { IMAGE_DEVICES } from '../../shared/gpu';
 import { ARMS } from '../../shared/train';
@@ -17,6 +17,12 @@ import { addTrainingOptions, trainingSettings } from './train';
 
 const list = (v: string) => v.split(',').map((s) => s.trim()).filter(Boolean);
 const numbers = (name: string) => (v: string) => list(v).map(num(name));
+// --arm-lr good=4e-3,bad=1e-3: arm -> rate (the config's schema checks the arms).
+const armRates = (v: string) => Object.fromEntries(list(v).map((entry) => {
+  const [arm, rate, ...rest] = entry.split('=').map((s) => s.trim());
+  if (!arm || rate === undefined || rest.length) throw new InputError(`--arm-lr: expected arm=rate pairs, e.g. good=4e-3,bad=1e-3; got '${entry}'`);
+  return [arm, num('arm-lr')(rate)];
+}));
 
 function printResult(r: ExperimentResult): void {
   console.log(`\n${protocolLine(r)}`);
@@ -98,6 +104,7 @@ function imageViewsOf(o: ImageViewFlags): ExperimentConfigInput['imageViews'] {
 // An experiment's flags: the shared training flags (passed to every arm) plus replicates and evaluation.
 const addTrainOptions = (c: Command) =>
   addTrainingOptions(c)
+    .option('--arm-lr <list>', "each arm's peak learning rate over --lr, e.g. good=4e-3,bad=1e-3,ntp=1e-3", armRates)
     .option('--seeds <list>', 'training seeds (replicates), e.g. 0,1,2', numbers('seeds'))
     .option('--bootstrap <B>', 'paired bootstrap resamples', num('bootstrap'))
     .option('--parallel <n>', 'arms trained at once (default: cores, and at least the arms of one seed)', num('parallel'))
@@ -132,7 +139,7 @@ export function registerExperiment(program: Command, setExit: (code: number) => 
     await runExperiment({
       kind: 'experiment', version: 1, data: resolve(o.data), images: o.images && resolve(o.images), splitSeed: o.splitSeed, image: imageChoice(o),
       arms: o.arms ?? (imageViews ? ['good', 'bad'] : ['good', 'bad', 'ntp']), seeds: o.seeds,
-      train: trainingSettings(o), parallel: o.parallel, executor: executorOf(o), ...(imageViews ? { imageViews } : {}),
+      train: trainingSettings(o), armLr: o.armLr, parallel: o.parallel, executor: executorOf(o), ...(imageViews ? { imageViews } : {}),
       eval: { ...(o.bootstrap ? { bootstrap: o.bootstrap } : {}), ...(o.fitPairs ? { fitPairs: o.fitPairs } : {}), ...(o.testPairs ? { testPairs: o.testPairs } : {}) },
     }, o, setExit);
   });
@@ -140,7 +147,7 @@ export function registerExperiment(program: Command, setExit: (code: number) => 
   addTrainOptions(
     program
       .command('demo')
-      .description('the whole experiment on the default procedural world with the shipped world encoder (about 7 minutes on 2 cores)')
+      .description(`the whole experiment on the default procedural world with the shipped world encoder (about 7 minutes on 2 cores); each arm at its world-tuned rate (${Object.entries(WORLD_ARM_LR).map(([a, x]) => `${a} ${x.toExponential()}`).join(', ')}) unless --lr or --arm-lr`)
       .option('--world <dir>', 'where the default world lives (generated when absent)'),
   ).action(async (o) => {
     const dir = o.world ?? defaultWorldDir(userDataDir());
@@ -150,7 +157,7 @@ export function registerExperiment(program: Command, setExit: (code: number) => 
     }
     await runExperiment({
       kind: 'experiment', version: 1, name: 'demo: good vs bad views vs NTP on the procedural world', data: dir, image: { model: 'world' },
-      arms: ['good', 'bad', 'ntp'], seeds: o.seeds, train: trainingSettings(o), parallel: o.parallel, executor: executorOf(o),
+      arms: ['good', 'bad', 'ntp'], seeds: o.seeds, train: trainingSettings(o), armLr: o.armLr ?? (o.lr === undefined ? WORLD_ARM_LR : undefined), parallel: o.parallel, executor: executorOf(o),
     }, o, setExit);
   });
 }

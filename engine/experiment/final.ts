@@ -1,7 +1,7 @@
 // After training: score every arm's selected checkpoint on the test pairs with paired-bootstrap CIs (per seed: the
 // same resampled test items for every arm), the two controls, the pair-count sweep, rank histograms and the
 // across-seed spread; keep each arm's map for the image drop; write the report (figures + tables).
-import type { ArmDifference, ArmResult, ExperimentConfig, ExperimentResult, GridResult, ImageViewArm, SeedSpread, SweepRow } from '../../shared/experiment';
+import { armLr, type ArmDifference, type ArmResult, type ExperimentConfig, type ExperimentResult, type GridResult, type ImageViewArm, type SeedSpread, type SweepRow } from '../../shared/experiment';
 import { compareArms, controls, fitAlignment, freeParameters, sweepPairs } from '../align';
 import { writeJsonAtomic } from '../atomic';
 import { writeNpy } from '../embeddings';
@@ -91,7 +91,7 @@ export async function finalize(ctx: JobContext<ExperimentConfig>, c: ExperimentC
       for (const s of sw.summary) sweep.push({ arm, seed, n: s.n, testR1: s.test.imageToText.r1, fitR1: s.fit.imageToText.r1, sdTestR1: s.sdTestR1 });
       const full = sw.summary.find((s) => s.n === nFit)!;
       arms.push({
-        arm, seed, runId: id, epoch, ...(diverged ? { diverged } : {}),
+        arm, seed, runId: id, epoch, lr: armLr(c, arm), ...(diverged ? { diverged } : {}),
         r1: interval('imageToText.r1', arm)!, r5: interval('imageToText.r5', arm)!, r10: interval('imageToText.r10', arm)!,
         t2iR1: interval('textToImage.r1', arm)!, mknn: interval('mknn', arm),
         fitR1: full.fit.imageToText.r1,

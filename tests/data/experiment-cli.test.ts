@@ -2,7 +2,7 @@
 // built from the fixture photos, precomputed image embeddings, bad input (exit 2, the message alone), and the
 // real photos of ../shared/data/flickr8k-1k through MobileNetV2's pooled feature when they are at hand.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -46,9 +46,9 @@ describe('prh experiment on a caption folder', () => {
     const emb = Float32Array.from({ length: ids.length * D }, (_, j) => Math.sin(j * 1.7) + (j % D === Math.floor(j / D) % D ? 1 : 0));
     const npy = join(tmp, 'elsewhere.npy');
     writeEmbeddings(npy, { rows: ids.length, dim: D, data: emb }, ids);
-    const r = prh('experiment', '--data', mini, '--image-embeddings', npy, '--arms', 'good,ntp', '--fit-pairs', '11', '--test-pairs', '11', ...TINY, '--json');
+    const r = prh('experiment', '--data', mini, '--image-embeddings', npy, '--arms', 'good,ntp', '--arm-lr', 'ntp=1e-3', '--lr', '3e-3', '--fit-pairs', '11', '--test-pairs', '11', ...TINY, '--json');
     expect(r.stderr).not.toMatch(/\n\s+at /);
-    const out = JSON.parse(r.stdout.trim().split('\n').pop()!) as { status: string; protocol: string; result: ExperimentResult };
+    const out = JSON.parse(r.stdout.trim().split('\n').pop()!) as { status: string; dir: string; protocol: string; result: ExperimentResult };
     expect(out.status).toBe('done');
     expect(r.status).toBe(0);
     const res = out.result;
@@ -58,6 +58,12 @@ describe('prh experiment on a caption folder', () => {
     const dTxt = 64; // the cpu preset's output width
     expect(res.pairs.freeParameters).toBe(freeParameters(D, dTxt));
     expect(res.image).toMatchObject({ preset: 'precomputed', dim: D, model: npy });
+    // --arm-lr over --lr: each arm's train run holds its own rate, and the result says which.
+    for (const [arm, lr] of [['good', 3e-3], ['ntp', 1e-3]] as const) {
+      const a = res.arms.find((x) => x.arm === arm)!;
+      expect(a.lr).toBe(lr);
+      expect(JSON.parse(readFileSync(join(out.dir, 'arms', a.runId, 'config.json'), 'utf8'))).toMatchObject({ arm, lr });
+    }
     expect(out.protocol).toMatch(new RegExp(`^protocol: n fit 11, n test 11; chance R@1 0\\.0909, mutual k-NN 1\\.0000; free parameters of the map ${res.pairs.freeParameters.toLocaleString('en')}; 6-d image side \\(precomputed\\)`));
   }, 600_000);
 
@@ -74,6 +80,13 @@ describe('prh experiment on a caption folder', () => {
     r = prh('experiment', '--data', mini, '--image-embeddings', npy, '--fit-pairs', '11', '--test-pairs', '11', ...TINY);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/^error: .*few\.npy: no row for 2[01] of the 22 photos the experiment needs .*, e\.g\. /);
+    r = prh('experiment', '--data', mini, '--arms', 'good,ntp', '--arm-lr', 'bad=1e-3', ...TINY);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toBe('error: startRun: config.armLr: a learning rate for an arm the experiment does not train\n');
+    r = prh('experiment', '--data', mini, '--arm-lr', 'good:1e-3', ...TINY);
+    expect([r.status, r.stderr]).toEqual([2, "error: --arm-lr: expected arm=rate pairs, e.g. good=4e-3,bad=1e-3; got 'good:1e-3'\n"]);
+    r = prh('experiment', '--data', mini, '--arm-lr', 'gud=1e-3', ...TINY);
+    expect([r.status, r.stderr]).toEqual([2, 'error: startRun: config.armLr: not arms: gud (arms: good, bad, ntp, pair-ntp)\n']);
     r = prh('experiment', '--data', join(import.meta.dirname, 'fixtures', 'flickr8k-bad-csv'), ...TINY);
     expect(r.status).toBe(2);
     expect(r.stderr).toBe(`error: ${join(import.meta.dirname, 'fixtures', 'flickr8k-bad-csv', 'captions.txt')}:3: 3 columns, the header has 2 (quote a caption that holds a comma)\n`);

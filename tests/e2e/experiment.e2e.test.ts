@@ -90,6 +90,11 @@ describe.skipIf(noChromium)('experiment lab in the browser', () => {
     await expect.poll(() => page.locator('#lambda-readout').innerText()).toContain('= 0.02·4·1 = 0.08');
     await page.locator('#loss').selectOption('sp');
     await page.locator('#bootstrap').fill('200');
+    // Per-arm rates: the world-tuned ones, one cleared back to the shared rate (shown as its placeholder).
+    await page.locator('#world-rates').click();
+    expect(await page.locator('#lr-good').inputValue()).toBe('0.004');
+    await page.locator('#lr-ntp').fill('');
+    expect(await page.locator('#lr-ntp').getAttribute('placeholder')).toBe('0.002');
     // A bad seed list is said next to the field, in words, and blocks Start.
     await page.locator('#seeds').fill('1, 2, x');
     await expect.poll(() => page.locator('#seeds-issue').innerText()).toBe('seeds: 1, 2, x: x is not a whole number (0 or more)');
@@ -136,6 +141,8 @@ describe.skipIf(noChromium)('experiment lab in the browser', () => {
     await table.waitFor();
     expect(await table.locator('tbody tr').count()).toBe(3);
     expect(await table.innerText()).toMatch(/good[\s\S]*\[\d\.\d{3}, \d\.\d{3}\]/);
+    expect(await table.locator('tbody tr').evaluateAll((rows) => rows.map((r) => [r.children[0].textContent, r.children[3].textContent])))
+      .toEqual([['good', '4.00e-3'], ['bad', '1.00e-3'], ['ntp', '2.00e-3']]); // each arm's peak lr
     expect(await page.locator('[data-table="differences"] tbody tr').count()).toBeGreaterThanOrEqual(3);
     await shot('experiment-done');
   });

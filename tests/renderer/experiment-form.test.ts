@@ -3,9 +3,9 @@
 import { describe, expect, it } from 'vitest';
 import { nextTick, ref } from 'vue';
 import type { DatasetInfo } from '../../shared/api';
-import { ExperimentConfig, armConfig } from '../../shared/experiment';
+import { ExperimentConfig, WORLD_ARM_LR, armConfig } from '../../shared/experiment';
 import { TrainConfig, resolveDraftLambda, resolveLambda } from '../../shared/train';
-import { useExperimentForm } from '../../renderer/src/composables/experiment-form';
+import { fillWorldRates, useExperimentForm } from '../../renderer/src/composables/experiment-form';
 
 describe('resolveDraftLambda (the New experiment read-out)', () => {
   it('agrees with resolveLambda on the parsed train config, for both losses and both ways of giving the weight', () => {
@@ -73,6 +73,26 @@ describe('useExperimentForm', () => {
     const parsed = ExperimentConfig.parse(f.config.value);
     expect(parsed.image).toEqual({ model: 'world', device: 'webgpu' });
     expect(TrainConfig.parse(armConfig(parsed, 'good', 0)).backend).toBe('webgpu');
+  });
+
+  it("trains each checked arm at its own rate where the form gives one, else at the shared rate; the world-tuned rates are prh demo's", async () => {
+    const f = useExperimentForm(ref([world]));
+    f.pickListed();
+    expect(f.config.value.armLr).toBeUndefined();
+    f.form.lr = 3e-3;
+    f.form.armLr.bad = 5e-4;
+    f.form.armLr['pair-ntp'] = 9e-3; // not a checked arm: stays in the form, out of the config
+    let parsed = ExperimentConfig.parse(f.config.value);
+    expect(parsed.armLr).toEqual({ bad: 5e-4 });
+    expect(['good', 'bad', 'ntp'].map((a) => TrainConfig.parse(armConfig(parsed, a as 'good', 0)).lr)).toEqual([3e-3, 5e-4, 3e-3]);
+    fillWorldRates(f.form);
+    parsed = ExperimentConfig.parse(f.config.value);
+    expect(parsed.armLr).toEqual(WORLD_ARM_LR);
+    expect(['good', 'bad', 'ntp'].map((a) => TrainConfig.parse(armConfig(parsed, a as 'good', 0)).lr)).toEqual([4e-3, 1e-3, 1e-3]);
+    f.form.armLr.ntp = -1;
+    await nextTick();
+    expect(f.issueFor('armLr.ntp')).toBe('ntp learning rate: must be more than 0');
+    expect(f.ready.value).toBe(false);
   });
 
   it('names the offending path of a bad field and blocks a dataset that is not generated', async () => {

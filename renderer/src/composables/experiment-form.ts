@@ -3,10 +3,10 @@
 // not exist yet.
 import { computed, reactive, type Ref } from 'vue';
 import type { DatasetInfo } from '../../../shared/api';
-import { ExperimentConfig, type ExperimentConfigInput } from '../../../shared/experiment';
+import { ExperimentConfig, WORLD_ARM_LR, type ExperimentConfigInput } from '../../../shared/experiment';
 import { issuePath, issueText } from '../../../shared/issues';
 import type { ImageDevice } from '../../../shared/gpu';
-import { PRESET_NAMES, type Arm, type BackendChoice } from '../../../shared/train';
+import { ARMS, PRESET_NAMES, type Arm, type BackendChoice } from '../../../shared/train';
 
 export const defaultForm = () => ({
   name: '',
@@ -22,6 +22,8 @@ export const defaultForm = () => ({
   imageDevice: 'auto' as ImageDevice, // where the image encoder runs
   backend: 'auto' as BackendChoice, // the tfjs backend the arms train on
   arms: ['good', 'bad', 'ntp'] as Arm[],
+  lr: 2e-3, // peak learning rate of every arm without its own
+  armLr: { good: '', bad: '', ntp: '', 'pair-ntp': '' } as Record<Arm, number | ''>, // '' = lr
   preset: 'cpu' as (typeof PRESET_NAMES)[number],
   epochs: 8,
   batch: 64,
@@ -48,8 +50,17 @@ const FIELD_NAMES: Record<string, string> = {
   'eval.k': 'mutual k-NN k', 'eval.bootstrap': 'bootstrap resamples', 'eval.fitPairs': 'fit pairs', 'eval.testPairs': 'test pairs', name: 'name',
   'image.output': 'embedding tensor', 'image.pool': 'pooling', images: 'image folder',
   'imageViews.steps': 'image-arm steps', 'imageViews.renders': 'renders per scene', image: 'image encoder',
-  'executor.partition': 'partition', 'executor.time': 'time limit', 'executor.gpus': 'GPUs per job',
+  'executor.partition': 'partition', 'executor.time': 'time limit', 'executor.gpus': 'GPUs per job', 'train.lr': 'learning rate',
+  ...Object.fromEntries(ARMS.map((a) => [`armLr.${a}`, `${a} learning rate`])),
 };
+
+// The rates of the checked arms that have their own (an unchecked arm's rate stays in the form, out of the config).
+function armLrOf(f: ExperimentForm): ExperimentConfigInput['armLr'] {
+  const own = f.arms.filter((a) => f.armLr[a] !== '').map((a) => [a, f.armLr[a]]);
+  return own.length ? Object.fromEntries(own) : undefined;
+}
+// Fills each arm's rate with the one picked for it on the default world (prh demo's).
+export const fillWorldRates = (f: ExperimentForm) => Object.assign(f.armLr, WORLD_ARM_LR);
 
 // Where the arms run: nothing (the settings decide), this machine, or Slurm with the overrides the form sets.
 function executorOf(f: ExperimentForm): ExperimentConfigInput['executor'] {
@@ -87,7 +98,8 @@ export function useExperimentForm(datasets: Ref<DatasetInfo[]>) {
     },
     arms: [...form.arms],
     seeds: seedList.value,
-    train: { preset: form.preset, epochs: form.epochs, batch: form.batch, loss: form.loss, ...(form.backend !== 'auto' ? { backend: form.backend } : {}), ...(form.lambdaMode === 'lamb' ? { lamb: form.lamb } : { lambEff: form.lambEff }) },
+    train: { preset: form.preset, epochs: form.epochs, batch: form.batch, lr: form.lr, loss: form.loss, ...(form.backend !== 'auto' ? { backend: form.backend } : {}), ...(form.lambdaMode === 'lamb' ? { lamb: form.lamb } : { lambEff: form.lambEff }) },
+    armLr: armLrOf(form),
     eval: {
       k: form.k, bootstrap: form.bootstrap,
       ...(form.fitPairs !== '' ? { fitPairs: form.fitPairs } : {}), ...(form.testPairs !== '' ? { testPairs: form.testPairs } : {}),

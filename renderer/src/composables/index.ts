@@ -7,4 +7,4 @@ export { useRoutedRun } from './route';
 export { useDatasets } from './datasets';
 export { useWorldGeneration } from './world';
 export { useTemplates } from './templates';
-export { type ExperimentForm, useExperimentForm } from './experiment-form';
+export { type ExperimentForm, fillWorldRates, useExperimentForm } from './experiment-form';
