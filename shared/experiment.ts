@@ -112,6 +112,7 @@ export function armConfig(c: Pick<ExperimentConfig, 'data' | 'images' | 'splitSe
 // Each text arm's rate on the default world, picked on its val pairs (the map's R@1 on its fit pairs; no test
 // data): `prh demo`'s defaults (docs/reference.md#this-workbench).
 export const WORLD_ARM_LR = { good: 4e-3, bad: 1e-3, ntp: 1e-3 } as const satisfies Partial<Record<Arm, number>>;
+export const ratesText = (rates: Partial<Record<Arm, number>>) => Object.entries(rates).map(([a, x]) => `${a} ${x.toExponential()}`).join(', ');
 
 // The peak learning rate one arm trains at.
 export const armLr = (c: Pick<ExperimentConfig, 'train' | 'armLr'>, arm: Arm): number => c.armLr?.[arm] ?? c.train.lr;

@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { WORLD_ARM_LR, type ExperimentConfigInput, type ExperimentResult } from '../../shared/experiment';
+import { WORLD_ARM_LR, ratesText, type ExperimentConfigInput, type ExperimentResult } from '../../shared/experiment';
 import { armsTable, differencesTable, gridDifferencesTable, gridTable, gridVerdict, imageArmsTable, protocolLine, spreadTable } from '../../shared/experiment-figures';
 import { IMAGE_DEVICES } from '../../shared/gpu';
 import { ARMS } from '../../shared/train';
@@ -147,7 +147,7 @@ export function registerExperiment(program: Command, setExit: (code: number) => 
   addTrainOptions(
     program
       .command('demo')
-      .description(`the whole experiment on the default procedural world with the shipped world encoder (about 7 minutes on 2 cores); each arm at its world-tuned rate (${Object.entries(WORLD_ARM_LR).map(([a, x]) => `${a} ${x.toExponential()}`).join(', ')}) unless --lr or --arm-lr`)
+      .description(`the whole experiment on the default procedural world with the shipped world encoder (about 7 minutes on 2 cores); each arm at its world-tuned rate (${ratesText(WORLD_ARM_LR)}) unless --lr or --arm-lr`)
       .option('--world <dir>', 'where the default world lives (generated when absent)'),
   ).action(async (o) => {
     const dir = o.world ?? defaultWorldDir(userDataDir());
