@@ -51,6 +51,7 @@ export const ApiParams = {
     images: z.array(z.object({ name: z.string().max(300), base64: z.string().max(40_000_000) })).min(1).max(16),
     pool: z.union([z.literal('test'), z.string().min(1)]).default('test'), // 'test': the dataset's test captions; else a COCO captions JSON path
     topK: z.number().int().min(1).max(50).default(5),
+    perPhoto: z.boolean().default(false), // list each pool photo once, at its best caption (its 5 captions say one scene)
   }),
   exportTable: z.object({ table: z.unknown(), format: z.enum(['csv', 'latex', 'md']), runId: z.string().optional() }),
   exportBundle: RunId.extend({ checkpoints: z.boolean().default(false) }),
@@ -86,10 +87,11 @@ export type FolderEntry = { name: string; path: string; dataset: boolean };
 export type FolderListing = { path: string | null; parent: string | null; roots: string[]; entries: FolderEntry[] };
 // executor: where an experiment's arms compute (its executor.json), null for other runs and older experiments.
 export type RunIndexEntry = { id: string; config: RunConfig | null; annotation: RunAnnotation; executor: 'local' | 'slurm' | null };
-// A dropped image that is one of the dataset's photos (same bytes): where each of its own captions ranks in the pool.
-export type OwnCaptions = { photo: string; split: string; ranks: (number | null)[] | null };
+// A dropped image that is one of the dataset's photos (same bytes): where each of its own captions ranks in the pool,
+// and where the photo ranks among the pool's photos, each at its best caption (null when its captions are not ranked).
+export type OwnCaptions = { photo: string; split: string; ranks: (number | null)[] | null; photoRank: number | null };
 export type MatchResult = {
-  pool: { name: string; size: number };
+  pool: { name: string; size: number; photos: number }; // size: captions; photos: distinct photos (a caption without one counts alone)
   arms: { arm: string; seed: number; images: { name: string; top: Match[]; own: OwnCaptions | null }[] }[];
   skipped: { name: string; reason: string }[];
 };

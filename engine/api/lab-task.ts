@@ -5,11 +5,11 @@ import { matchDroppedImages } from '../experiment';
 import { writeBundle } from '../report';
 
 export type LabTask =
-  | { task: 'match'; runDir: string; images: { name: string; base64: string }[]; pool: string; topK: number }
+  | { task: 'match'; runDir: string; images: { name: string; base64: string }[]; pool: string; topK: number; perPhoto: boolean }
   | { task: 'bundle'; runDir: string; out: string; maxCheckpointBytes?: number };
 
 await answerParent(async (t: LabTask) => {
-  if (t.task === 'match') return matchDroppedImages(t.runDir, t.images, t.pool, t.topK);
+  if (t.task === 'match') return matchDroppedImages(t.runDir, t.images, t.pool, t.topK, t.perPhoto);
   writeBundle(t.runDir, t.out, { maxCheckpointBytes: t.maxCheckpointBytes });
   return { out: t.out };
 });

@@ -168,7 +168,7 @@ export class Service implements Api {
   }
   async matchImages(q: ApiArgs<'matchImages'>) {
     if (q.pool !== 'test') this.access.check(q.pool, 'read', 'caption pool');
-    return (await runLabTask({ task: 'match', runDir: this.store.dir(q.runId), images: q.images, pool: q.pool, topK: q.topK })) as MatchResult;
+    return (await runLabTask({ task: 'match', runDir: this.store.dir(q.runId), images: q.images, pool: q.pool, topK: q.topK, perPhoto: q.perPhoto })) as MatchResult;
   }
   async exportTable(q: ApiArgs<'exportTable'>) {
     return exportTable(q, this.runRef(q.runId));

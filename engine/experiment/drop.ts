@@ -62,7 +62,8 @@ async function poolEmbeddings(armDir: string, finalDir: string, runId: string, e
   return emb;
 }
 
-export async function matchDroppedImages(expDir: string, images: { name: string; base64: string }[], poolSpec: string, topK: number): Promise<MatchResult> {
+// perPhoto: each pool photo listed once, at its best caption (else its five paraphrases can fill the top k).
+export async function matchDroppedImages(expDir: string, images: { name: string; base64: string }[], poolSpec: string, topK: number, perPhoto = false): Promise<MatchResult> {
   const layout = experimentLayout(expDir);
   const config = readJson(join(expDir, 'config.json'), ExperimentConfig); // the run store's copy of the config
   if (!existsSync(layout.result)) throw new InputError(`${expDir}: the experiment has no finished arms yet (image drop needs its final maps)`);
@@ -115,11 +116,11 @@ export async function matchDroppedImages(expDir: string, images: { name: string;
       arm: a.arm, seed: a.seed,
       images: ids.map((id, r) => {
         const row = sim.data.subarray(r * sim.cols, (r + 1) * sim.cols);
-        return { name: images[Number(id)].name, top: topMatches(row, pool, topK), own: ownCaptions(row, pool, known[Number(id)]) };
+        return { name: images[Number(id)].name, top: topMatches(row, pool, topK, perPhoto), own: ownCaptions(row, pool, known[Number(id)]) };
       }),
     });
   }
-  return { pool: { name: pool.name, size: pool.captions.length }, arms: out, skipped };
+  return { pool: { name: pool.name, size: pool.captions.length, photos: new Set(pool.photos.map(photoKey)).size }, arms: out, skipped };
 }
 
 // Which dropped images are the dataset's own photos (same bytes), so the drop can say where their captions rank.
@@ -141,24 +142,41 @@ function datasetPhotos({ dataset: ds, imagesDir }: OpenedDataset, dropped: Buffe
   return found;
 }
 
+// A pool caption's photo, or the caption itself when it has none (a caption file without photos).
+const photoKey = (p: string | null, i: number) => p ?? `#${i}`;
+
 // 1-based rank of each of the photo's own pool captions in one row: 1 + #{j ≠ i: s_j ≥ s_i} (ties count against it,
 // as R@k does); null for a NaN cosine. ranks is null when the photo's captions are not in the pool (another split).
+// photoRank: 1 + the other photos with a caption at or above the photo's best one (each photo at its best caption).
 export function ownCaptions(row: ArrayLike<number>, pool: Pick<Pool, 'photos' | 'fromDataset'>, photo: { id: string; split: string } | null): OwnCaptions | null {
   if (!photo) return null;
   const own = pool.fromDataset ? pool.photos.flatMap((p, i) => (p === photo.id ? [i] : [])) : [];
-  if (!own.length) return { photo: photo.id, split: photo.split, ranks: null };
+  if (!own.length) return { photo: photo.id, split: photo.split, ranks: null, photoRank: null };
   const ranks = own.map((i) => {
     if (!Number.isFinite(row[i])) return null;
     let above = 0;
     for (let j = 0; j < row.length; j++) if (j !== i && row[j] >= row[i]) above++;
     return above + 1;
   });
-  return { photo: photo.id, split: photo.split, ranks };
+  const best = Math.max(...own.map((i) => (Number.isFinite(row[i]) ? row[i] : -Infinity)));
+  if (best === -Infinity) return { photo: photo.id, split: photo.split, ranks, photoRank: null };
+  const above = new Set<string>();
+  for (let j = 0; j < row.length; j++) if (pool.photos[j] !== photo.id && row[j] >= best) above.add(photoKey(pool.photos[j], j));
+  return { photo: photo.id, split: photo.split, ranks, photoRank: above.size + 1 };
 }
 
-// The k highest cosines of one row, best first (NaN rows — a zero vector — rank nothing).
-export function topMatches(row: ArrayLike<number>, pool: Pick<Pool, 'captions' | 'photos'>, k: number): Match[] {
+// The k highest cosines of one row, best first (NaN rows — a zero vector — rank nothing); perPhoto: a photo's best
+// caption only.
+export function topMatches(row: ArrayLike<number>, pool: Pick<Pool, 'captions' | 'photos'>, k: number, perPhoto = false): Match[] {
   const order = Array.from({ length: row.length }, (_, i) => i).filter((i) => Number.isFinite(row[i]));
   order.sort((a, b) => row[b] - row[a] || a - b);
-  return order.slice(0, k).map((i) => ({ caption: pool.captions[i], cosine: row[i], photo: pool.photos[i] }));
+  const kept: number[] = [], seen = new Set<string>();
+  for (const i of order) {
+    if (kept.length === k) break;
+    const p = photoKey(pool.photos[i], i);
+    if (perPhoto && seen.has(p)) continue;
+    seen.add(p);
+    kept.push(i);
+  }
+  return kept.map((i) => ({ caption: pool.captions[i], cosine: row[i], photo: pool.photos[i] }));
 }

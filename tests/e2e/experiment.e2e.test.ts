@@ -291,7 +291,12 @@ describe.skipIf(noChromium)('experiment lab in the browser', () => {
     expect(await arms.first().innerText()).toMatch(/-?\d\.\d{3} /);
     expect(await arms.first().locator('[data-own]').innerText()).toMatch(/its captions are not in this pool/);
     const own = page.locator('#matches [data-image]').nth(2).locator('[data-arm-result] [data-own]');
-    expect(await own.allInnerTexts()).toEqual(Array(3).fill(expect.stringMatching(new RegExp(`^own captions \\(${testPhoto.id}\\) rank (\\d+, ){4}\\d+ of \\d+$`))));
+    expect(await own.allInnerTexts()).toEqual(Array(3).fill(expect.stringMatching(new RegExp(`^own captions \\(${testPhoto.id}\\) rank (\\d+, ){4}\\d+ of \\d+; the photo ranks \\d+ of \\d+ photos$`))));
+    // One caption per photo: each arm lists five distinct photos.
+    await page.locator('#per-photo').check();
+    const listed = () => page.locator('#matches [data-image]').nth(2).locator('[data-arm-result]').first().locator('li .muted').allInnerTexts();
+    await expect.poll(async () => new Set(await listed()).size, { timeout: 90_000 }).toBe(5);
+    expect(await page.locator('#matches h2').innerText()).toMatch(/\(\d+ captions of \d+ photos, each photo once\)/);
     await page.getByRole('button', { name: 'Clear' }).click();
     // Two pasted images are both named image.png by the clipboard: each keeps its own name and its own matches.
     const bytes = scenes.slice(0, 2).map((f) => [...readFileSync(f)]);

@@ -12,6 +12,7 @@ import type { TableSpec } from '../../shared/tables';
 import { datasetGallery, exportBundle, exportTable, inspectPhotoViews, listDatasets, runLabTask } from '../../engine/api/lab';
 import { generateWorld, readDataset } from '../../engine/data';
 import { ownCaptions, topMatches } from '../../engine/experiment';
+import type { OwnSummary } from '../../engine/cli/match';
 import { buildVitOnnx, randomVitWeights } from '../../engine/models/onnx';
 import { tableToCsv } from '../../engine/report';
 import { RunStore, Scheduler } from '../../engine/runs';
@@ -100,13 +101,23 @@ describe('exports', () => {
     const pool = { captions: ['a', 'b', 'c', 'd'], photos: ['p', 'q', 'r', null] };
     expect(topMatches([0.1, NaN, 0.9, 0.5], pool, 2)).toEqual([{ caption: 'c', cosine: 0.9, photo: 'r' }, { caption: 'd', cosine: 0.5, photo: null }]);
   });
+  it('lists each photo once at its best caption when asked; captions without a photo stand alone', () => {
+    const pool = { captions: ['a', 'b', 'c', 'd', 'e'], photos: ['p', 'p', 'q', null, null] };
+    const row = [0.9, 0.8, 0.7, 0.6, 0.5];
+    expect(topMatches(row, pool, 3).map((m) => m.caption)).toEqual(['a', 'b', 'c']);
+    expect(topMatches(row, pool, 3, true).map((m) => m.caption)).toEqual(['a', 'c', 'd']);
+    expect(topMatches(row, pool, 9, true).map((m) => m.caption)).toEqual(['a', 'c', 'd', 'e']);
+  });
   it("ranks a dataset photo's own captions in the pool, ties against it, NaN as unranked", () => {
     const pool = { photos: ['p', 'q', 'p', 'r', 'p'], fromDataset: true };
     const p = { id: 'p', split: 'test' };
-    expect(ownCaptions([0.9, 0.5, 0.5, 0.7, NaN], pool, p)).toEqual({ photo: 'p', split: 'test', ranks: [1, 4, null] });
+    expect(ownCaptions([0.9, 0.5, 0.5, 0.7, NaN], pool, p)).toEqual({ photo: 'p', split: 'test', ranks: [1, 4, null], photoRank: 1 });
     expect(ownCaptions([0.1, 0.5, 0.5, 0.7, 0.2], pool, null)).toBeNull();
-    expect(ownCaptions([0.1, 0.5, 0.5, 0.7, 0.2], pool, { id: 'z', split: 'train' })).toEqual({ photo: 'z', split: 'train', ranks: null });
-    expect(ownCaptions([0.9, 0.5, 0.5, 0.7, 0.2], { ...pool, fromDataset: false }, p)).toEqual({ photo: 'p', split: 'test', ranks: null });
+    expect(ownCaptions([0.1, 0.5, 0.5, 0.7, 0.2], pool, { id: 'z', split: 'train' })).toEqual({ photo: 'z', split: 'train', ranks: null, photoRank: null });
+    expect(ownCaptions([0.9, 0.5, 0.5, 0.7, 0.2], { ...pool, fromDataset: false }, p)).toEqual({ photo: 'p', split: 'test', ranks: null, photoRank: null });
+    // The photo ranks by its best caption (.5) among photos: r (.7) above, q (.5) ties against it.
+    expect(ownCaptions([0.1, 0.5, 0.5, 0.7, 0.2], pool, p)).toEqual({ photo: 'p', split: 'test', ranks: [5, 3, 4], photoRank: 3 });
+    expect(ownCaptions([NaN, 0.5, NaN, 0.7, NaN], pool, p)?.photoRank).toBeNull();
   });
 });
 
@@ -129,9 +140,9 @@ describe('image drop on a finished experiment', () => {
     const trainPhoto = ds.images.find((im) => im.split === 'train')!, testPhoto = ds.images.find((im) => im.split === 'test')!;
     const bytes = (im: typeof trainPhoto) => readFileSync(join(world, 'images', im.file!)).toString('base64');
     const images = [{ name: 'scene.png', base64: bytes(trainPhoto) }, { name: 'notes.txt', base64: Buffer.from('hello').toString('base64') }];
-    const matchImages = async (imgs: typeof images) => (await runLabTask({ task: 'match', runDir: dir, images: imgs, pool: 'test', topK: 3 })) as MatchResult;
+    const matchImages = async (imgs: typeof images, perPhoto = false) => (await runLabTask({ task: 'match', runDir: dir, images: imgs, pool: 'test', topK: 3, perPhoto })) as MatchResult;
     const r = await matchImages(images);
-    expect(r.pool.size).toBe(24 * 5);
+    expect(r.pool).toMatchObject({ size: 24 * 5, photos: 24 });
     expect(r.arms.map((a) => a.arm)).toEqual(['good', 'ntp']);
     expect(r.skipped.map((s) => s.name)).toEqual(['notes.txt']);
     for (const a of r.arms) {
@@ -143,7 +154,7 @@ describe('image drop on a finished experiment', () => {
       expect(readdirSync(join(dir, 'final', `${a.arm}-s0`)).some((f) => /^pool-[0-9a-f]{16}\.npy$/.test(f))).toBe(true);
     }
     // A training photo is recognised as the dataset's own, but its captions are not in the test pool.
-    for (const a of r.arms) expect(a.images[0].own).toEqual({ photo: trainPhoto.id, split: 'train', ranks: null });
+    for (const a of r.arms) expect(a.images[0].own).toEqual({ photo: trainPhoto.id, split: 'train', ranks: null, photoRank: null });
     // A test photo's 5 own captions are ranked among the 120 test captions, consistent with its top 3.
     const t = await matchImages([{ name: 'test-scene.png', base64: bytes(testPhoto) }]);
     for (const a of t.arms) {
@@ -153,14 +164,25 @@ describe('image drop on a finished experiment', () => {
       for (const k of own.ranks!) expect(k).toBeGreaterThanOrEqual(1), expect(k).toBeLessThanOrEqual(120);
       const inTop = a.images[0].top.filter((m) => m.photo === testPhoto.id).length;
       expect(own.ranks!.filter((k) => k! <= 3).length).toBeLessThanOrEqual(inTop); // equal unless cosines tie exactly
+      expect(own.photoRank).toBeLessThanOrEqual(Math.min(...own.ranks!.map((k) => k!))); // a photo's captions rank no better than it
+    }
+    // One caption per photo: three distinct photos, in cosine order, the test photo among them iff its photo rank is <= 3.
+    const per = await matchImages([{ name: 'test-scene.png', base64: bytes(testPhoto) }], true);
+    for (const [i, a] of per.arms.entries()) {
+      const top = a.images[0].top;
+      expect(new Set(top.map((m) => m.photo)).size).toBe(3);
+      expect(top[0]).toEqual(t.arms[i].images[0].top[0]);
+      expect(top.some((m) => m.photo === testPhoto.id)).toBe(a.images[0].own!.photoRank! <= 3);
     }
     // `prh match` (the drop from the command line) on the same experiment and test photo: the same ranks, summarised.
     const cli = spawnSync(process.execPath, [join(root, 'bin', 'prh.js'), 'match', dir, join(world, 'images', testPhoto.file!), '--top', '3', '--json'], { encoding: 'utf8' });
     expect(cli.status, cli.stderr).toBe(0);
-    const out = JSON.parse(cli.stdout) as MatchResult & { ownSummary: { arm: string; photos: number; inTopK: number; medianBestRank: number }[] };
+    const out = JSON.parse(cli.stdout) as MatchResult & { ownSummary: OwnSummary[] };
     expect(out.arms.map((a) => a.images[0].own)).toEqual(t.arms.map((a) => a.images[0].own));
-    expect(out.ownSummary.map((s) => [s.arm, s.photos, s.inTopK, s.medianBestRank]))
-      .toEqual(t.arms.map((a) => { const best = Math.min(...a.images[0].own!.ranks!.map((k) => k!)); return [a.arm, 1, best <= 3 ? 1 : 0, best]; }));
+    expect(out.ownSummary.map((s) => [s.arm, s.photos, s.inTopK, s.medianBestRank, s.photoInTopK, s.medianPhotoRank])).toEqual(t.arms.map((a) => {
+      const own = a.images[0].own!, best = Math.min(...own.ranks!.map((k) => k!));
+      return [a.arm, 1, best <= 3 ? 1 : 0, best, own.photoRank! <= 3 ? 1 : 0, own.photoRank];
+    }));
     const missing = spawnSync(process.execPath, [join(root, 'bin', 'prh.js'), 'match', dir, join(home, 'nope.png')], { encoding: 'utf8' });
     expect([missing.status, missing.stderr.trim()]).toEqual([2, `error: ${join(home, 'nope.png')}: no such file or folder`]);
     // Cached pool embeddings give the same answer.
