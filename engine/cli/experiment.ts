@@ -24,6 +24,10 @@ const armRates = (v: string) => Object.fromEntries(list(v).map((entry) => {
   return [arm, num('arm-lr')(rate)];
 }));
 
+// The demo's per-arm rates: the world-tuned ones (none when --lr sets one rate for all), then --arm-lr's over them.
+export const demoRates = (o: { lr?: number; armLr?: Record<string, number> }): Record<string, number> | undefined =>
+  o.lr === undefined ? { ...WORLD_ARM_LR, ...o.armLr } : o.armLr;
+
 function printResult(r: ExperimentResult): void {
   console.log(`\n${protocolLine(r)}`);
   const grid = r.grid ? [imageArmsTable(r), gridTable(r), { ...gridDifferencesTable(r), rows: gridDifferencesTable(r).rows.filter((d) => d.metric === 'R@1') }] : [];
@@ -147,7 +151,7 @@ export function registerExperiment(program: Command, setExit: (code: number) => 
   addTrainOptions(
     program
       .command('demo')
-      .description(`the whole experiment on the default procedural world with the shipped world encoder (about 7 minutes on 2 cores); each arm at its world-tuned rate (${ratesText(WORLD_ARM_LR)}) unless --lr or --arm-lr`)
+      .description(`the whole experiment on the default procedural world with the shipped world encoder (about 7 minutes on 2 cores); each arm at its world-tuned rate (${ratesText(WORLD_ARM_LR)}): --arm-lr changes single arms, --lr sets one rate for all`)
       .option('--world <dir>', 'where the default world lives (generated when absent)'),
   ).action(async (o) => {
     const dir = o.world ?? defaultWorldDir(userDataDir());
@@ -157,7 +161,7 @@ export function registerExperiment(program: Command, setExit: (code: number) => 
     }
     await runExperiment({
       kind: 'experiment', version: 1, name: 'demo: good vs bad views vs NTP on the procedural world', data: dir, image: { model: 'world' },
-      arms: ['good', 'bad', 'ntp'], seeds: o.seeds, train: trainingSettings(o), armLr: o.armLr ?? (o.lr === undefined ? WORLD_ARM_LR : undefined), parallel: o.parallel, executor: executorOf(o),
+      arms: ['good', 'bad', 'ntp'], seeds: o.seeds, train: trainingSettings(o), armLr: demoRates(o), parallel: o.parallel, executor: executorOf(o),
     }, o, setExit);
   });
 }

@@ -6,7 +6,8 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, unlin
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ExperimentResult } from '../../shared/experiment';
+import { WORLD_ARM_LR, type ExperimentResult } from '../../shared/experiment';
+import { demoRates } from '../../engine/cli/experiment';
 import { freeParameters } from '../../engine/align';
 import { Service } from '../../engine/api';
 import { writeEmbeddings } from '../../engine/embeddings';
@@ -91,6 +92,15 @@ describe('prh experiment on a caption folder', () => {
     expect(r.status).toBe(2);
     expect(r.stderr).toBe(`error: ${join(import.meta.dirname, 'fixtures', 'flickr8k-bad-csv', 'captions.txt')}:3: 3 columns, the header has 2 (quote a caption that holds a comma)\n`);
   }, 600_000);
+});
+
+describe('prh demo learning rates', () => {
+  it('trains each arm at its world-tuned rate; --arm-lr changes single arms over them, --lr sets one rate for all', () => {
+    expect(demoRates({})).toEqual(WORLD_ARM_LR);
+    expect(demoRates({ armLr: { good: 5e-3 } })).toEqual({ good: 5e-3, bad: 1e-3, ntp: 1e-3 });
+    expect(demoRates({ lr: 3e-3 })).toBeUndefined();
+    expect(demoRates({ lr: 3e-3, armLr: { bad: 1e-4 } })).toEqual({ bad: 1e-4 });
+  });
 });
 
 describe('the app starting an experiment on an opened folder (the service behind both transports)', () => {
