@@ -4,6 +4,7 @@ import { armColor, armRank, bySeries, isNtp, smoothed, withX, X_LABEL, type Curv
 import type { ArmResult, ExperimentResult, GridDifference, Interval } from './experiment';
 import type { FigureSpec, RefLine } from './figures';
 import type { MetricRecord } from './runs';
+import type { SelectPolicy } from './train';
 import type { Estimate, TableSpec } from './tables';
 
 const armLabel = (arm: string, seed: number, seeds: number) => (seeds > 1 ? `${arm} (seed ${seed})` : arm);
@@ -68,11 +69,17 @@ export function experimentCurves(records: readonly MetricRecord[], prefix = 'exp
     curve(`${prefix}-inv`, 'Invariance term (JEPA arms)', records, 'train', 'inv', 'inv', [], undefined, epochs, view),
     curve(`${prefix}-sigreg`, 'SIGReg term (JEPA arms)', records, 'train', 'sigreg', 'SIGReg', [], undefined, epochs, view),
     curve(`${prefix}-val-loss`, 'Validation loss per epoch', records, 'epoch', 'valLoss', 'val loss', [], undefined, epochs, view),
+    // older experiments did not score it
+    ...(lastValue(records, 'eval', 'foldR1') !== null ? [curve(`${prefix}-fold-r1`, 'Image→text R@1 on the fit pairs, two folds, per epoch (what select val-pairs picks by)', records, 'eval', 'foldR1', 'R@1', [], 0, epochs, view)] : []),
   ];
   return figures.map((f) => smoothed(f, view.smoothing ?? 0));
 }
 
 // --- tables ---------------------------------------------------------------------------------------------------
+
+const SELECTED_BY: Record<SelectPolicy, string> = {
+  last: 'the last epoch', 'val-loss': 'the lowest validation loss', 'val-pairs': 'the best R@1 on the fit pairs in two folds (val-pairs)',
+};
 
 const est = (i: Interval | null): Estimate | null => (i ? { value: i.estimate, lo: i.lo, hi: i.hi } : null);
 
@@ -97,7 +104,8 @@ export function armsTable(rows: (ArmResult & { experiment?: string })[], id = 'a
       fitR1: a.fitR1, random: a.controls.random, shuffled: a.controls.shuffled,
       ...(diverged ? { status: a.diverged ? `diverged: scored at epoch ${a.epoch}, its last good checkpoint` : 'done' } : {}),
     })),
-    notes: 'Fit R@1: the fit pairs scored among themselves (the overfitting gap). Random map / shuffled pairs: controls that should sit at chance.'
+    notes: `Epoch: the checkpoint scored (never test): ${[...new Set(rows.map((r) => r.select ?? 'last'))].map((p) => SELECTED_BY[p]).join('; ')}. `
+      + 'Fit R@1: the fit pairs scored among themselves (the overfitting gap). Random map / shuffled pairs: controls that should sit at chance.'
       + (diverged ? ' Status: an arm that diverged (NaN/Inf) is scored at its last good checkpoint, not where training was meant to end.' : ''),
   };
 }

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { ImageDevice } from './gpu';
 import { ExecutorChoice } from './settings';
-import { ARMS, Arm, TrainSettings, type TrainConfigInput, type TrainEvaluation } from './train';
+import { ARMS, Arm, TrainSettings, type SelectPolicy, type TrainConfigInput, type TrainEvaluation } from './train';
 
 const Rgb = z.tuple([z.number(), z.number(), z.number()]);
 const Px = z.number().int().positive();
@@ -125,7 +125,8 @@ export const experimentSplit = (c: Pick<ExperimentConfig, 'splitSeed' | 'eval'>)
 // What an experiment run streams (metrics.jsonl of the experiment, relayed from its arms), all tagged {arm, seed}:
 //   scope 'train' x = step  : loss, inv, sigreg, lr, gradNorm
 //   scope 'epoch' x = epoch : trainLoss, valLoss, seconds, samplesPerSec
-//   scope 'eval'  x = epoch : r1, r5, r10 (image->text), t2iR1, mknn, chanceR1, chanceMknn
+//   scope 'eval'  x = epoch : r1, r5, r10 (image->text), t2iR1, mknn, chanceR1, chanceMknn (test pairs);
+//                             foldR1 (the fit pairs in two folds: what select val-pairs picks by)
 //   scope 'image' x = step  : loss, inv, sigreg, lr (the 2x2's image arms, tagged {arm: 'image <arm>', seed})
 // and what it leaves in its folder: image/{val,test}.npy (+ ids, encoder.json), arms/<train run>/ (checkpoints,
 // embeddings, tokenizer), final/<arm>-s<seed>/{w.npy,image-mean.npy,text-mean.npy,alignment.json}, report/;
@@ -137,6 +138,7 @@ export type ArmResult = {
   seed: number;
   runId: string; // the arm's train run, under arms/
   epoch: number; // the checkpoint scored (by the train config's selection policy; never test)
+  select?: SelectPolicy; // that policy (absent in older results: last)
   lr?: number; // the peak learning rate it trained at (absent in older results)
   diverged?: string; // set when the arm diverged (NaN/Inf): why; `epoch` is then its last good checkpoint's
   r1: Interval; r5: Interval; r10: Interval; t2iR1: Interval;

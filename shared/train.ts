@@ -32,6 +32,9 @@ export const TrainEvaluation = z.object({
 });
 export type TrainEvaluation = z.infer<typeof TrainEvaluation>;
 
+export const SELECT_POLICIES = ['last', 'val-loss', 'val-pairs'] as const;
+export type SelectPolicy = (typeof SELECT_POLICIES)[number];
+
 const TrainFields = z.object({
   kind: z.literal('train'),
   version: z.literal(1),
@@ -64,7 +67,9 @@ const TrainFields = z.object({
   maxLen: z.number().int().min(4).default(64), // tokens per sequence including [CLS]/[SEP]
   pool: z.enum(['mean', 'cls']).default('mean'),
   views: ViewConfig.default(ViewConfig.parse({})),
-  select: z.enum(['last', 'val-loss']).default('last'), // checkpoint policy; never test
+  // Checkpoint scored, never on test data: the last epoch, the lowest val loss, or (an experiment's arm) the best
+  // map R@1 on the fit pairs, cross-validated in two folds.
+  select: z.enum(SELECT_POLICIES).default('last'),
   backend: z.enum(BACKENDS).default('auto'),
   metricEvery: z.number().int().min(1).default(5),
   // Set by an experiment: fit the map and score R@1 / mutual k-NN against these image embeddings every epoch.
@@ -73,7 +78,10 @@ const TrainFields = z.object({
 const oneLambda = (c: { lamb?: number; lambEff?: number }) => !(c.lamb !== undefined && c.lambEff !== undefined);
 const ONE_LAMBDA = { message: 'give lamb or lambEff, not both' };
 
-export const TrainConfig = TrainFields.refine(oneLambda, ONE_LAMBDA);
+export const TrainConfig = TrainFields.refine(oneLambda, ONE_LAMBDA).refine((c) => c.select !== 'val-pairs' || c.evaluation !== undefined, {
+  message: 'select val-pairs scores each epoch on the photos the map is fitted on, which only an experiment gives its arms: use last or val-loss, or run an experiment',
+  path: ['select'],
+});
 export type TrainConfig = z.infer<typeof TrainConfig>;
 export type TrainConfigInput = z.input<typeof TrainConfig>;
 

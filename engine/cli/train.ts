@@ -24,7 +24,7 @@ export const addTrainingOptions = (c: Command): Command =>
     .option('--slices <n>', 'SIGReg directions per step', num('slices'))
     .option('--lr <x>', 'peak learning rate', num('lr'))
     .option('--clip <x>', 'gradient-norm clip', num('clip'))
-    .option('--select <policy>', 'checkpoint scored: last | val-loss (never test)')
+    .option('--select <policy>', 'checkpoint scored: last | val-loss | val-pairs (an experiment: the best map R@1 on the fit pairs, two folds); never test')
     .option('--backend <name>', BACKENDS.join(' | '))
     .option('--vocab-size <n>', 'vocabulary of the trained WordPiece (default: chosen from the training captions)', num('vocab-size'));
 export function trainingSettings(o: Record<string, unknown>): Record<string, unknown> {

@@ -18,8 +18,9 @@ import { pairSplits, readSide, type Paired, type Side } from './pairs';
 
 const RANK_EDGES = [0, 1, 5, 10, 50, 100, 500, 1000]; // bins [e_i, e_i+1) of the true caption's rank; last bin open
 
-// The checkpoint an arm is scored at: its train config's policy (last, or lowest validation loss); never test. A
-// diverged arm is scored at the checkpoint its policy picks among the good ones before the NaN.
+// The checkpoint an arm is scored at: its train config's policy (last, lowest validation loss, or best two-fold R@1 on
+// the fit pairs); never test. A diverged arm is scored at the checkpoint its policy picks among the good ones before
+// the NaN.
 function selectedEpoch(store: RunStore, id: string, arm: string, seed: number): { epoch: number; diverged?: string } {
   const s = store.get(id);
   const r = s.result as { selected?: { epoch: number } | null; epochs?: number } | null;
@@ -91,7 +92,7 @@ export async function finalize(ctx: JobContext<ExperimentConfig>, c: ExperimentC
       for (const s of sw.summary) sweep.push({ arm, seed, n: s.n, testR1: s.test.imageToText.r1, fitR1: s.fit.imageToText.r1, sdTestR1: s.sdTestR1 });
       const full = sw.summary.find((s) => s.n === nFit)!;
       arms.push({
-        arm, seed, runId: id, epoch, lr: armLr(c, arm), ...(diverged ? { diverged } : {}),
+        arm, seed, runId: id, epoch, select: c.train.select, lr: armLr(c, arm), ...(diverged ? { diverged } : {}),
         r1: interval('imageToText.r1', arm)!, r5: interval('imageToText.r5', arm)!, r10: interval('imageToText.r10', arm)!,
         t2iR1: interval('textToImage.r1', arm)!, mknn: interval('mknn', arm),
         fitR1: full.fit.imageToText.r1,

@@ -9,6 +9,7 @@ import { readSafetensors, writeSafetensors } from '../embeddings';
 import { InputError } from '../errors';
 import { readJson } from '../json-file';
 import type { Params } from '../models';
+import type { SelectPolicy } from '../../shared/train';
 import type { AdamW } from './optimizer';
 
 export const CheckpointState = z.object({
@@ -17,6 +18,7 @@ export const CheckpointState = z.object({
   adamT: z.number().int().min(0),
   seed: z.number().int(),
   valLoss: z.number().nullable(),
+  valPairs: z.number().nullable().optional(), // an experiment arm's fit-pair R@1, two folds (absent before it was kept)
   trainLoss: z.number().nullable(),
   // Random streams are keyed by (seed, purpose, step|epoch), so the counters above are the whole RNG state.
   rng: z.object({ scheme: z.literal('keyed-xoroshiro128plus'), seed: z.number().int() }),
@@ -94,14 +96,20 @@ export function loadCheckpoint(runDir: string, epoch: number, params: Params, op
   return state;
 }
 
-// Checkpoint policy: the last epoch, or the lowest validation loss (ties: the earlier). Never test data.
-export function selectCheckpoint(runDir: string, policy: 'last' | 'val-loss'): { epoch: number; valLoss: number | null } | null {
+export type Selected = { epoch: number; valLoss: number | null; valPairs?: number | null };
+
+// Checkpoint policy: the last epoch, the lowest validation loss, or the highest fit-pair R@1 (ties: the earlier).
+// Never test data.
+export function selectCheckpoint(runDir: string, policy: SelectPolicy): Selected | null {
   const epochs = listCheckpoints(runDir);
   if (!epochs.length) return null;
   const states = epochs.map((e) => readState(runDir, e));
-  if (policy === 'last') return { epoch: states[states.length - 1].epoch, valLoss: states[states.length - 1].valLoss };
-  const scored = states.filter((s) => s.valLoss !== null);
-  if (!scored.length) throw new InputError(`${runDir}: no checkpoint has a validation loss (the dataset has no val split)`);
-  const best = scored.reduce((a, b) => (b.valLoss! < a.valLoss! ? b : a));
-  return { epoch: best.epoch, valLoss: best.valLoss };
+  const pick = (s: CheckpointState): Selected => ({ epoch: s.epoch, valLoss: s.valLoss, ...(s.valPairs !== undefined ? { valPairs: s.valPairs } : {}) });
+  if (policy === 'last') return pick(states[states.length - 1]);
+  const key = policy === 'val-loss' ? (s: CheckpointState) => s.valLoss : (s: CheckpointState) => s.valPairs ?? null;
+  const scored = states.filter((s) => key(s) !== null);
+  if (!scored.length)
+    throw new InputError(policy === 'val-loss' ? `${runDir}: no checkpoint has a validation loss (the dataset has no val split)` : `${runDir}: no checkpoint has a fit-pair score (select val-pairs needs an experiment's arm)`);
+  const better = policy === 'val-loss' ? (a: number, b: number) => b < a : (a: number, b: number) => b > a;
+  return pick(scored.reduce((a, b) => (better(key(a)!, key(b)!) ? b : a)));
 }

@@ -7,12 +7,13 @@ import { train, type TrainHooks } from './loop';
 
 export type TrainJobContext = Omit<JobContext<TrainConfig>, 'checkpoint'>; // training keeps its own per-epoch checkpoints
 
-export async function trainJob(ctx: TrainJobContext, hooks: Pick<TrainHooks, 'onEpoch'> = {}): Promise<JobOutcome> {
+export async function trainJob(ctx: TrainJobContext, hooks: Pick<TrainHooks, 'onEpoch' | 'valPairs'> = {}): Promise<JobOutcome> {
   const out = await train(ctx.config, ctx.runDir, {
     log: (t) => ctx.log(t),
     warn: (t) => ctx.log(t, 'warn'),
     progress: (d, t, m) => ctx.progress(d, t, m),
     signal: ctx.signal,
+    valPairs: hooks.valPairs,
     onStep: (step, v) => ctx.metric('train', step, { loss: v.loss, inv: v.inv ?? null, sigreg: v.sigreg ?? null, lr: v.lr, gradNorm: v.gradNorm }),
     onEpoch: async (epoch, emb, s) => {
       ctx.metric('epoch', epoch, { trainLoss: s.trainLoss, valLoss: s.valLoss, seconds: s.seconds, samplesPerSec: s.samplesPerSec });

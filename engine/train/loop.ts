@@ -11,7 +11,7 @@ import { InputError } from '../errors';
 import { PRESETS, TrainRng, backboneParams, initEncoder, initProjector, type EncoderConfig } from '../models';
 import { corpusVocabSize, loadTokenizer, saveTokenizer, trainWordPiece, vocabCoverage, type Tokenizer } from '../text';
 import { initBackend, type BackendInfo } from './backend';
-import { listCheckpoints, loadCheckpoint, saveCheckpoint, selectCheckpoint } from './checkpoint';
+import { listCheckpoints, loadCheckpoint, saveCheckpoint, selectCheckpoint, type Selected } from './checkpoint';
 import { buildCorpus, type Corpus } from './corpus';
 import { embedSplit, type SplitEmbeddings } from './embed';
 import type { JepaLoss } from './lejepa';
@@ -25,6 +25,8 @@ export type StepValues = { loss: number; inv?: number; sigreg?: number; lr: numb
 export type TrainHooks = {
   onStep?(step: number, values: StepValues): void;
   onEpoch?(epoch: number, embeddings: EpochEmbeddings, summary: EpochSummary): void | Promise<void>;
+  // An experiment arm's score of the epoch on its fit pairs (higher is better), kept in the checkpoint for select val-pairs.
+  valPairs?(embeddings: EpochEmbeddings): Promise<number | null>;
   log?(text: string): void;
   warn?(text: string): void; // a result that may not mean much (default: log)
   progress?(done: number, total: number, message?: string): void;
@@ -43,10 +45,9 @@ export type TrainSetup = {
 };
 
 // selected: the checkpoint the selection policy picks (for a diverged run: among the good ones before the NaN).
-type Selected = { epoch: number; valLoss: number | null } | null;
 export type TrainOutcome =
-  | { status: 'done'; setup: TrainSetup; epochs: EpochSummary[]; selected: Selected; warnings: string[] }
-  | { status: 'diverged'; setup: TrainSetup; epochs: EpochSummary[]; selected: Selected; warnings: string[]; message: string }
+  | { status: 'done'; setup: TrainSetup; epochs: EpochSummary[]; selected: Selected | null; warnings: string[] }
+  | { status: 'diverged'; setup: TrainSetup; epochs: EpochSummary[]; selected: Selected | null; warnings: string[]; message: string }
   | { status: 'cancelled'; setup: TrainSetup; epochs: EpochSummary[] };
 
 // An epoch's mean loss this many times the first step's (the untrained model's) has blown up, even with every number finite.
@@ -192,7 +193,8 @@ export async function train(config: TrainConfig, outDir: string, hooks: TrainHoo
     }
     writeEpochEmbeddings(outDir, epoch + 1, emb);
     const trainLoss = lossSum / stepsPerEpoch;
-    await saveCheckpoint(outDir, model.params, opt, { epoch: epoch + 1, step, adamT: opt.t, seed: c.seed, valLoss, trainLoss, rng: { scheme: 'keyed-xoroshiro128plus', seed: c.seed } });
+    const valPairs = hooks.valPairs ? await hooks.valPairs(emb) : null;
+    await saveCheckpoint(outDir, model.params, opt, { epoch: epoch + 1, step, adamT: opt.t, seed: c.seed, valLoss, valPairs, trainLoss, rng: { scheme: 'keyed-xoroshiro128plus', seed: c.seed } });
     const summary: EpochSummary = { epoch: epoch + 1, step, trainLoss, valLoss, seconds, samplesPerSec: (stepsPerEpoch * c.batch) / seconds };
     epochs.push(summary);
     if (firstLoss !== null && Math.abs(trainLoss) > EXPLODED * Math.abs(firstLoss) && !warnings.some((w) => w.startsWith('loss exploded')))

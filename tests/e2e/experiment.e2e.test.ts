@@ -27,6 +27,7 @@ describe.skipIf(noChromium)('experiment lab in the browser', () => {
   // The hover read-out of one chart at a fraction of its width: title and one row per series.
   const hover = async (figure: string, fx = 0.5) => {
     const canvas = app.page.locator(`[data-figure="${figure}"] canvas`);
+    await canvas.scrollIntoViewIfNeeded(); // the mouse moves in the viewport
     const box = (await canvas.boundingBox())!;
     await app.page.mouse.move(box.x + box.width * fx, box.y + box.height * 0.55);
     const tip = app.page.locator(`[data-figure="${figure}"] [data-tooltip]`);
@@ -90,6 +91,7 @@ describe.skipIf(noChromium)('experiment lab in the browser', () => {
     await expect.poll(() => page.locator('#lambda-readout').innerText()).toContain('= 0.02·4·1 = 0.08');
     await page.locator('#loss').selectOption('sp');
     await page.locator('#bootstrap').fill('200');
+    await page.locator('#select').selectOption('val-pairs'); // each arm at its best two-fold R@1 on the fit pairs
     // Per-arm rates: the world-tuned ones, one cleared back to the shared rate (shown as its placeholder).
     await page.locator('#world-rates').click();
     expect(await page.locator('#lr-good').inputValue()).toBe('0.004');
@@ -143,6 +145,8 @@ describe.skipIf(noChromium)('experiment lab in the browser', () => {
     expect(await table.innerText()).toMatch(/good[\s\S]*\[\d\.\d{3}, \d\.\d{3}\]/);
     expect(await table.locator('tbody tr').evaluateAll((rows) => rows.map((r) => [r.children[0].textContent, r.children[3].textContent])))
       .toEqual([['good', '4.00e-3'], ['bad', '1.00e-3'], ['ntp', '2.00e-3']]); // each arm's peak lr
+    expect(await table.innerText()).toContain('Epoch: the checkpoint scored (never test): the best R@1 on the fit pairs in two folds (val-pairs)');
+    await page.locator('[data-figure="experiment-fold-r1"] canvas').waitFor(); // the values it picked by, per epoch
     expect(await page.locator('[data-table="differences"] tbody tr').count()).toBeGreaterThanOrEqual(3);
     await shot('experiment-done');
   });

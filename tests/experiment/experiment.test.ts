@@ -1,6 +1,6 @@
 // The experiment end to end on a tiny procedural world with a small random DINOv2-layout ViT as the frozen image
 // side: real worker processes, real tfjs training, real ONNX Runtime. Also: cancel mid-training, then resume.
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -73,6 +73,28 @@ describe('experiment', () => {
     for (const f of ['index.md', 'arms.csv', 'arms.tex', 'differences.md', 'seed-spread.csv', 'sweep.csv', 'experiment-r1.png', 'experiment-r1.svg', 'experiment-r1.pdf', 'bars-r1.pdf', 'sweep-r1-vs-pairs.png', 'rank-histogram.png', 'config.json']) expect(report).toContain(f);
     for (const arm of ['good', 'bad', 'ntp']) expect(existsSync(join(dir, 'final', `${arm}-s0`, 'w.npy'))).toBe(true);
     expect(readdirSync(join(dir, 'arms'))).toHaveLength(3);
+  });
+
+  it('select val-pairs scores each arm at the epoch of its best two-fold R@1 on the fit pairs, and the report says so', async () => {
+    const { store, scheduler } = open();
+    const c = RunConfig.parse({ ...config('val-pairs'), arms: ['good', 'ntp'], train: { epochs: 3, batch: 16, slices: 128, select: 'val-pairs' } });
+    const { id } = store.create(c);
+    scheduler.submit(id);
+    await scheduler.idle();
+    const state = store.get(id);
+    expect(state.error).toBeNull();
+    const r = state.result as unknown as ExperimentResult;
+    const evals = store.metrics(id).filter((m) => m.scope === 'eval');
+    for (const a of r.arms) {
+      const fold = evals.filter((m) => m.tags?.arm === a.arm).sort((x, y) => x.x - y.x).map((m) => m.values.foldR1 as number);
+      expect(fold).toHaveLength(3);
+      expect(a.epoch).toBe(fold.indexOf(Math.max(...fold)) + 1); // ties: the earlier
+      expect(a.select).toBe('val-pairs');
+    }
+    expect(r.arms.some((a) => a.epoch < 3)).toBe(true); // on this world and seed NTP peaks at epoch 1: not what last picks
+    const dir = store.dir(id);
+    expect(readdirSync(join(dir, 'report'))).toContain('experiment-fold-r1.png');
+    expect(readFileSync(join(dir, 'report', 'index.md'), 'utf8')).toContain('the best R@1 on the fit pairs in two folds (val-pairs)');
   });
 
   it('cancels mid-training, then resumes to the same finished comparison', async () => {

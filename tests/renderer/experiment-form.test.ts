@@ -75,6 +75,16 @@ describe('useExperimentForm', () => {
     expect(TrainConfig.parse(armConfig(parsed, 'good', 0)).backend).toBe('webgpu');
   });
 
+  it('carries the checkpoint policy to every arm, which (as an experiment arm) may select by its fit pairs', () => {
+    const f = useExperimentForm(ref([world]));
+    f.pickListed();
+    expect(f.config.value.train).not.toHaveProperty('select');
+    f.form.select = 'val-pairs';
+    const parsed = ExperimentConfig.parse(f.config.value);
+    const evaluation = { images: { val: 'image/val.npy', test: 'image/test.npy' }, k: 10 }; // what the experiment gives each arm
+    for (const arm of parsed.arms) expect(TrainConfig.parse(armConfig(parsed, arm, 0, evaluation)).select).toBe('val-pairs');
+  });
+
   it("trains each checked arm at its own rate where the form gives one, else at the shared rate; the world-tuned rates are prh demo's", async () => {
     const f = useExperimentForm(ref([world]));
     f.pickListed();

@@ -48,6 +48,20 @@ describe('training loop', () => {
     expect(Buffer.compare(readFileSync(join(full, 'embeddings', 'epoch-2', 'val.npy')), readFileSync(join(cut, 'embeddings', 'epoch-2', 'val.npy')))).toBe(0);
   });
 
+  it('select val-pairs picks the epoch its hook scored best (kept in the checkpoint); it needs an experiment', async () => {
+    const out = join(root, 'val-pairs');
+    const scores = [0.3, 0.5, 0.4]; // epoch 2 best
+    const evaluation = { images: { val: 'v.npy', test: 't.npy' }, k: 10 }; // the hook scores; the schema asks that it is there
+    const res = await train(cfg({ arm: 'ntp', epochs: 3, select: 'val-pairs', evaluation }), out, { valPairs: async () => scores.shift()! });
+    expect(res.status === 'done' && res.selected).toEqual({ epoch: 2, valLoss: res.epochs[1].valLoss, valPairs: 0.5 });
+    expect(selectCheckpoint(out, 'last')!.epoch).toBe(3);
+    const bare = join(root, 'val-pairs-bare');
+    await train(cfg({ arm: 'ntp', epochs: 1 }), bare); // no hook: nothing to pick by
+    expect(() => selectCheckpoint(bare, 'val-pairs')).toThrow(/no checkpoint has a fit-pair score/);
+    const plain = TrainConfig.safeParse({ kind: 'train', version: 1, data, arm: 'good', select: 'val-pairs' });
+    expect(plain.success ? '' : plain.error.issues[0].message).toMatch(/only an experiment gives its arms: use last or val-loss/);
+  });
+
   it('a NaN loss stops the run as diverged and keeps the last good checkpoint', async () => {
     const out = join(root, 'nan');
     const res = await train(cfg({ arm: 'good', lr: 1e30, warmupSteps: 0, epochs: 3 }), out);

@@ -6,7 +6,7 @@ import type { DatasetInfo } from '../../../shared/api';
 import { ExperimentConfig, WORLD_ARM_LR, type ExperimentConfigInput } from '../../../shared/experiment';
 import { issuePath, issueText } from '../../../shared/issues';
 import type { ImageDevice } from '../../../shared/gpu';
-import { ARMS, PRESET_NAMES, type Arm, type BackendChoice } from '../../../shared/train';
+import { ARMS, PRESET_NAMES, type Arm, type BackendChoice, type SelectPolicy } from '../../../shared/train';
 
 export const defaultForm = () => ({
   name: '',
@@ -21,6 +21,7 @@ export const defaultForm = () => ({
   testPairs: '' as number | '',
   imageDevice: 'auto' as ImageDevice, // where the image encoder runs
   backend: 'auto' as BackendChoice, // the tfjs backend the arms train on
+  select: 'last' as SelectPolicy, // the checkpoint each arm is scored at
   arms: ['good', 'bad', 'ntp'] as Arm[],
   lr: 2e-3, // peak learning rate of every arm without its own
   armLr: { good: '', bad: '', ntp: '', 'pair-ntp': '' } as Record<Arm, number | ''>, // '' = lr
@@ -98,7 +99,7 @@ export function useExperimentForm(datasets: Ref<DatasetInfo[]>) {
     },
     arms: [...form.arms],
     seeds: seedList.value,
-    train: { preset: form.preset, epochs: form.epochs, batch: form.batch, lr: form.lr, loss: form.loss, ...(form.backend !== 'auto' ? { backend: form.backend } : {}), ...(form.lambdaMode === 'lamb' ? { lamb: form.lamb } : { lambEff: form.lambEff }) },
+    train: { preset: form.preset, epochs: form.epochs, batch: form.batch, lr: form.lr, loss: form.loss, ...(form.backend !== 'auto' ? { backend: form.backend } : {}), ...(form.select !== 'last' ? { select: form.select } : {}), ...(form.lambdaMode === 'lamb' ? { lamb: form.lamb } : { lambEff: form.lambEff }) },
     armLr: armLrOf(form),
     eval: {
       k: form.k, bootstrap: form.bootstrap,
