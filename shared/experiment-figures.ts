@@ -4,7 +4,7 @@ import { armColor, armRank, bySeries, isNtp, smoothed, withX, X_LABEL, type Curv
 import type { ArmResult, ExperimentResult, GridDifference, Interval } from './experiment';
 import type { FigureSpec, RefLine } from './figures';
 import type { MetricRecord } from './runs';
-import type { SelectPolicy } from './train';
+import { SELECTED_BY } from './train';
 import type { Estimate, TableSpec } from './tables';
 
 const armLabel = (arm: string, seed: number, seeds: number) => (seeds > 1 ? `${arm} (seed ${seed})` : arm);
@@ -76,10 +76,6 @@ export function experimentCurves(records: readonly MetricRecord[], prefix = 'exp
 }
 
 // --- tables ---------------------------------------------------------------------------------------------------
-
-const SELECTED_BY: Record<SelectPolicy, string> = {
-  last: 'the last epoch', 'val-loss': 'the lowest validation loss', 'val-pairs': 'the best R@1 on the fit pairs in two folds (val-pairs)',
-};
 
 const est = (i: Interval | null): Estimate | null => (i ? { value: i.estimate, lo: i.lo, hi: i.hi } : null);
 

@@ -34,6 +34,9 @@ export type TrainEvaluation = z.infer<typeof TrainEvaluation>;
 
 export const SELECT_POLICIES = ['last', 'val-loss', 'val-pairs'] as const;
 export type SelectPolicy = (typeof SELECT_POLICIES)[number];
+export const SELECTED_BY: Record<SelectPolicy, string> = { // in words, for the form and the arms table's note
+  last: 'the last epoch', 'val-loss': 'the lowest validation loss', 'val-pairs': 'the best R@1 on the fit pairs in two folds (val-pairs)',
+};
 
 const TrainFields = z.object({
   kind: z.literal('train'),
