@@ -6,8 +6,8 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, unlin
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { WORLD_ARM_LR, type ExperimentResult } from '../../shared/experiment';
-import { demoRates } from '../../engine/cli/experiment';
+import { DEMO_EPOCHS, ExperimentConfig, WORLD_ARM_LR, type ExperimentResult } from '../../shared/experiment';
+import { demoConfig, demoRates } from '../../engine/cli/experiment';
 import { freeParameters } from '../../engine/align';
 import { Service } from '../../engine/api';
 import { writeEmbeddings } from '../../engine/embeddings';
@@ -94,12 +94,20 @@ describe('prh experiment on a caption folder', () => {
   }, 600_000);
 });
 
-describe('prh demo learning rates', () => {
+describe('prh demo: learning rates and epochs', () => {
   it('trains each arm at its world-tuned rate; --arm-lr changes single arms over them, --lr sets one rate for all', () => {
     expect(demoRates({})).toEqual(WORLD_ARM_LR);
     expect(demoRates({ armLr: { good: 5e-3 } })).toEqual({ good: 5e-3, bad: 1e-3, ntp: 1e-3 });
     expect(demoRates({ lr: 3e-3 })).toBeUndefined();
     expect(demoRates({ lr: 3e-3, armLr: { bad: 1e-4 } })).toEqual({ bad: 1e-4 });
+  });
+  it('trains the three text arms for DEMO_EPOCHS (12) unless --epochs says otherwise, with the other flags passed on', () => {
+    const parse = (o: Parameters<typeof demoConfig>[1]) => ExperimentConfig.parse(demoConfig('/w', o));
+    const c = parse({});
+    expect([c.arms, c.train.epochs, DEMO_EPOCHS, c.armLr, c.image.model]).toEqual([['good', 'bad', 'ntp'], 12, 12, WORLD_ARM_LR, 'world']);
+    const d = parse({ epochs: 2, batch: 16, seeds: [0, 1] });
+    expect([d.train.epochs, d.train.batch, d.seeds]).toEqual([2, 16, [0, 1]]);
+    expect(() => demoConfig('/w', { lamb: 0.1, lambEff: 1 })).toThrow(InputError);
   });
 });
 
