@@ -128,9 +128,11 @@ const executorOf = (o: ExecutorFlags): ExperimentConfigInput['executor'] => {
 };
 
 // `prh demo`'s experiment on the world in dir: the three text arms at their world-tuned rates, DEMO_EPOCHS unless --epochs.
-export const demoConfig = (dir: string, o: Record<string, unknown> & ExecutorFlags & { seeds?: number[]; parallel?: number; lr?: number; armLr?: Record<string, number> }): ExperimentConfigInput => ({
+type DemoFlags = Record<string, unknown> & ExecutorFlags & Parameters<typeof demoRates>[0] & { seeds?: number[]; parallel?: number };
+export const demoConfig = (dir: string, o: DemoFlags): ExperimentConfigInput => ({
   kind: 'experiment', version: 1, name: 'demo: good vs bad views vs NTP on the procedural world', data: dir, image: { model: 'world' },
-  arms: ['good', 'bad', 'ntp'], seeds: o.seeds, train: { epochs: DEMO_EPOCHS, ...trainingSettings(o) }, armLr: demoRates(o), parallel: o.parallel, executor: executorOf(o),
+  arms: ['good', 'bad', 'ntp'], seeds: o.seeds, train: { epochs: DEMO_EPOCHS, ...trainingSettings(o) }, armLr: demoRates(o),
+  parallel: o.parallel, executor: executorOf(o),
 });
 
 export function registerExperiment(program: Command, setExit: (code: number) => void): void {
