@@ -1,9 +1,13 @@
 // Views for the image JEPA that are other renderings of the same world state (the paper's "good" image views: frames
 // of one clip, not crops of one frame): the V views of an image are V different renders from its pool of K, each
 // with light Gaussian pixel noise, then ImageNet mean/std as the crop views (image-views.ts) are normalised.
+import { constants } from 'node:buffer';
 import { objectKind, renderObjectPixels, renderScenePixels, type ObjectKeep, type Scene } from '../data';
+import { InputError } from '../errors';
 import type { TrainRng } from '../models';
 import { IMAGENET_MEAN, IMAGENET_STD, type ImageSet } from './image-views';
+
+const { MAX_LENGTH } = constants;
 
 // K renders of each of n square RGB images as bytes: render k of image i at (i·K + k)·3S², CHW (S = side).
 // kinds (object pools): kinds[i] = the index of what item i's renders keep (objectKind), 0..max; items of one kind
@@ -29,9 +33,12 @@ export function objectPool(seed: number, side: number, scenes: readonly { index:
   return { ...poolOf(objects.length, K, side, (i, k) => renderObjectPixels(objects[i].state, side, seed, objects[i].index, objects[i].j, k, keep)), kinds };
 }
 
-// K renders of each of n items: render(i, k) gives RGBA bytes [S, S, 4], stored CHW at (i·K + k)·3S².
+// K renders of each of n items: render(i, k) gives RGBA bytes [S, S, 4], stored CHW at (i·K + k)·3S². One array, so at
+// most MAX_LENGTH bytes (4 GiB in Node 20): 10,206 objects x 8 renders at 128 px is 4.01 GB, just under it.
 function poolOf(n: number, K: number, side: number, render: (i: number, k: number) => Uint8ClampedArray): RenderPool {
   const plane = side * side, per = 3 * plane;
+  if (n * K * per > MAX_LENGTH)
+    throw new InputError(`${n} images x ${K} renders at ${side} px are ${(n * K * per / 2 ** 30).toFixed(2)} GiB of renders, over the ${MAX_LENGTH / 2 ** 30} GiB one array holds: fewer renders, scenes or pixels`);
   const data = new Uint8Array(n * K * per);
   for (let i = 0; i < n; i++)
     for (let k = 0; k < K; k++) {

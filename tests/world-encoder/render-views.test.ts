@@ -1,10 +1,11 @@
 // Good image views (renders of the same scene state): without noise every view is one of the image's renders,
 // normalised; the V views of an image are V different renders; the noise follows its bound; same stream, same batch.
-// A step's objects: uniform, or of distinct kinds (what their renders keep).
+// A step's objects: uniform, or of distinct kinds (what their renders keep). A pool past one array's 4 GiB: bad input.
 import { describe, expect, it } from 'vitest';
 import { TrainRng } from '../../engine/models';
 import { drawScenes, objectKind } from '../../engine/data';
-import { IMAGENET_MEAN, IMAGENET_STD, drawObjects, objectPool, renderViewBatch, type RenderPool } from '../../engine/train';
+import { InputError } from '../../engine/errors';
+import { IMAGENET_MEAN, IMAGENET_STD, drawObjects, objectPool, renderPool, renderViewBatch, type RenderPool } from '../../engine/train';
 
 const S = 8, K = 5, n = 3, per = 3 * S * S;
 const rng0 = TrainRng.seeded(3, 'pool');
@@ -89,5 +90,11 @@ describe('render views', () => {
     expect(drawObjects(p, 40, 'distinct-kinds', TrainRng.seeded(0, 'object-views', 0))).toHaveLength(40);
     expect(() => drawObjects(p, 65, 'distinct-kinds', TrainRng.seeded(0, 'o'))).toThrow(/65 objects of distinct kinds a step, but the object renders have 64 kinds/);
     expect(() => drawObjects(pool, 2, 'distinct-kinds', TrainRng.seeded(0, 'o'))).toThrow(/need an object pool/);
+  });
+
+  it('a pool over the 4 GiB one array holds is refused as bad input, naming its size (not V8\'s bare RangeError)', () => {
+    const scenes = drawScenes(0, 2).map((state, index) => ({ index, state }));
+    expect(() => renderPool(0, 1024, scenes, 700)).toThrow(InputError); // 2 x 700 x 3 MiB = 4.10 GiB
+    expect(() => objectPool(0, 1024, scenes, 2000, 'shape-colour')).toThrow(/renders at 1024 px are \d+\.\d+ GiB of renders, over the 4 GiB/);
   });
 });
