@@ -94,7 +94,11 @@ export const WorldEncoderManifest = z.object({
   onnx: z.object({ input: z.literal('pixel_values'), outputs: z.array(z.string()), embedding: z.literal('pooler_output'), layerNormEps: z.number(), gelu: z.literal('tanh') }),
   tfjs: z.string(),
   backend: z.string(),
-  loss: z.object({ first: z.number(), last: z.number(), lastInv: z.number(), lastSigreg: z.number(), lastObjectNce: z.number().optional() }),
+  // curve: [step, the mean loss of the LOSS_WINDOW steps up to it] (absent in manifests built before it was kept)
+  loss: z.object({
+    first: z.number(), last: z.number(), lastInv: z.number(), lastSigreg: z.number(), lastObjectNce: z.number().optional(),
+    curve: z.array(z.tuple([z.number().int().positive(), z.number()])).optional(),
+  }),
   parity: z.object({ images: z.number(), maxAbsDiffPooler: z.number(), maxAbsDiffTokens: z.number() }),
   // with recipe.pooler: the CLS-pooler graph's hash (same training, same bytes as a build without the pooler), the
   // kept eigenvalues (largest, smallest) and the fit's seconds
@@ -191,7 +195,21 @@ async function sceneImages(w: WorldEncoderRecipe['world'], pool: RenderPool | nu
   return pool ? firstRenders(pool) : worldImages(w.seed, w.scenes, w.imageSize);
 }
 
-export type BuildHooks = { onStep?(s: ImageStep): void; log?(text: string): void };
+// onWindow: after each LOSS_WINDOW steps (and the last), the step count and their mean loss.
+export type BuildHooks = { onStep?(s: ImageStep): void; onWindow?(step: number, meanLoss: number): void; log?(text: string): void };
+
+// Steps per point of the manifest's loss curve: 40 points for the shipped 2,000 steps, enough to see InfoNCE's plateaus.
+export const LOSS_WINDOW = 50;
+
+/** The loss as [step, mean of the `every` steps up to it], the last window possibly shorter. */
+export function lossCurve(losses: readonly number[], every = LOSS_WINDOW): [number, number][] {
+  const out: [number, number][] = [];
+  for (let s = 0; s < losses.length; s += every) {
+    const w = losses.slice(s, s + every);
+    out.push([s + w.length, w.reduce((a, b) => a + b, 0) / w.length]);
+  }
+  return out;
+}
 export type BuiltEncoder = { bytes: Uint8Array; sha256: string; manifest: Omit<WorldEncoderManifest, 'probe' | 'file'> };
 
 // the build log's words for what object renders keep
@@ -212,12 +230,15 @@ export async function buildWorldEncoder(recipe: WorldEncoderRecipe = WORLD_ENCOD
   const views = (pool ? `renders of ${w.renders}` : 'crops') + (objects && o ? `; + ${o.views} views of ${o.batch ?? recipe.jepa.batch} of ${objects.n} objects drawn alone (renders of ${objects.renders}${KEEP_WORDS[w.objectKeep ?? 'object']}; ${o.loss === 'infonce' ? 'InfoNCE' : 'LeJEPA'}${o.draw === 'distinct-kinds' ? ', distinct kinds a step' : ''}${o.aloneSteps ? `, alone for the first ${o.aloneSteps} steps` : ''})` : '');
   log(`${images.n} world scenes (seed ${w.seed}) rendered in ${((performance.now() - t0) / 1000).toFixed(1)} s; training ${recipe.jepa.steps} steps of ${recipe.jepa.batch} images x ${recipe.jepa.V} views (${views}) on ${backend.name}`);
   let first: ImageStep | null = null, last: ImageStep | null = null;
+  const losses: number[] = [];
   const tTrain = performance.now();
   const params = await trainImageJepa(recipe.jepa, { ...(pool ? { pool, noise: recipe.jepa.views.noise } : images), objects }, {
     onStep: (s) => {
       first ??= s;
       last = s;
+      losses.push(s.loss);
       hooks.onStep?.(s);
+      if (hooks.onWindow && (losses.length % LOSS_WINDOW === 0 || losses.length === recipe.jepa.steps)) hooks.onWindow(...lossCurve(losses).at(-1)!);
     },
   });
   const trainSeconds = (performance.now() - tTrain) / 1000;
@@ -242,7 +263,7 @@ export async function buildWorldEncoder(recipe: WorldEncoderRecipe = WORLD_ENCOD
       onnx: { input: 'pixel_values', outputs: ['last_hidden_state', 'pooler_output'], embedding: 'pooler_output', layerNormEps: 1e-5, gelu: 'tanh' },
       tfjs: tf.version.tfjs,
       backend: `${backend.package} (${backend.threads} thread)`,
-      loss: { first: f.loss, last: l.loss, lastInv: l.inv, lastSigreg: l.sigreg, ...(l.objectNce !== undefined && { lastObjectNce: l.objectNce }) },
+      loss: { first: f.loss, last: l.loss, lastInv: l.inv, lastSigreg: l.sigreg, ...(l.objectNce !== undefined && { lastObjectNce: l.objectNce }), curve: lossCurve(losses) },
       parity,
       ...(fitted && {
         pooler: { baseSha256: sha256(fitted.base), eigenvalues: [fitted.eigenvalues[0], fitted.eigenvalues[fitted.eigenvalues.length - 1]], seconds: (performance.now() - tHead) / 1000 },

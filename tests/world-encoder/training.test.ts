@@ -1,12 +1,12 @@
 // Image-JEPA training is a pure function of (recipe, images): same seed, same bytes; the loss goes down. The world
 // encoder's build too, with crop views, with good image views (renders of one scene state), or with object views
 // (LeJEPA or InfoNCE; objects kept whole, or their shape only; trained alone for the first steps, or not; drawn
-// uniformly or of distinct kinds).
+// uniformly or of distinct kinds), with its loss curve (the mean of each window of steps) in the manifest.
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { exportVitOnnx, type ViTShape } from '../../engine/models';
 import { initBackend, trainImageJepa, type ImageJepaRecipe, type ImageSet, type ImageStep } from '../../engine/train';
-import { WorldEncoderRecipe, buildWorldEncoder, repoolWorldEncoder, worldImages } from '../../engine/image';
+import { WorldEncoderRecipe, buildWorldEncoder, lossCurve, repoolWorldEncoder, worldImages } from '../../engine/image';
 
 let images: ImageSet;
 const recipe: ImageJepaRecipe = {
@@ -131,12 +131,16 @@ describe('world encoder build', () => {
     const objects = { views: 2, weight: 0.5, loss: 'infonce' as const, batch: 6, aloneSteps: 2 };
     const r: WorldEncoderRecipe = { world: { ...world.world, objectRenders: 3, objectKeep: 'shape' }, jepa: { ...world.jepa, steps: 4, objects } };
     const build = async (x: WorldEncoderRecipe) => {
-      const steps: ImageStep[] = [];
-      return { ...(await buildWorldEncoder(x, { onStep: (s) => steps.push(s) })), steps };
+      const steps: ImageStep[] = [], windows: [number, number][] = [];
+      return { ...(await buildWorldEncoder(x, { onStep: (s) => steps.push(s), onWindow: (step, mean) => windows.push([step, mean]) })), steps, windows };
     };
     const [a, b] = [await build(r), await build(r)];
     expect(b.sha256).toBe(a.sha256);
     expect(b.steps.map((s) => s.loss)).toEqual(a.steps.map((s) => s.loss));
+    // the manifest's loss curve: 4 steps are one (short) window, its mean, also reported as the build runs
+    const mean = a.steps.reduce((t, s) => t + s.loss, 0) / 4;
+    expect(a.manifest.loss.curve).toEqual([[4, mean]]);
+    expect(a.windows).toEqual([[4, mean]]);
     // alone: no scene term at all, the loss is the weighted InfoNCE; after: the scene term is back (loss = inv + λ·sigreg + w·nce)
     for (const s of a.steps.slice(0, 2)) {
       expect([s.inv, s.sigreg]).toEqual([0, 0]);
@@ -166,4 +170,10 @@ describe('world encoder build', () => {
     expect(WorldEncoderRecipe.safeParse(nine).error?.issues[0]).toMatchObject({ path: ['jepa', 'objects', 'batch'], message: expect.stringMatching(/at most the kinds world.objectKeep has \(shape 8/) });
     await expect(build(nine)).rejects.toThrow(/9 objects of distinct kinds a step, but the object renders have 8 kinds/); // unparsed: the draw's own guard
   }, 180_000);
+});
+
+it('the loss curve is the mean of each window of steps, the last one possibly shorter', () => {
+  expect(lossCurve([1, 2, 3, 4, 5], 2)).toEqual([[2, 1.5], [4, 3.5], [5, 5]]);
+  expect(lossCurve([1, 2, 3, 4], 2)).toEqual([[2, 1.5], [4, 3.5]]);
+  expect(lossCurve([])).toEqual([]);
 });
