@@ -210,6 +210,7 @@ export function lossCurve(losses: readonly number[], every = LOSS_WINDOW): [numb
   }
   return out;
 }
+
 export type BuiltEncoder = { bytes: Uint8Array; sha256: string; manifest: Omit<WorldEncoderManifest, 'probe' | 'file'> };
 
 // the build log's words for what object renders keep
