@@ -14,6 +14,7 @@ import { OBJECT_KEEPS, objectKindCount, type ObjectKeep, drawScenes, generateWor
 import type { Embeddings } from '../embeddings';
 import { InputError } from '../errors';
 import { readJson } from '../json-file';
+import { mean } from '../metrics';
 import { TrainRng, exportVitOnnx, initVit, vitForward, vitOnnxConfig, type Params, type PoolerHead, type ViTShape } from '../models';
 import { buildVitOnnx, decodeModel, numPatches, vitWeightShapes, type VitConfigInput, type VitWeights } from '../models/onnx';
 import { ImageJepaRecipe, calibrateStemOn, firstRenders, initBackend, normalised, objectPool, renderPool, trainImageJepa, type ImageSet, type ImageStep, type RenderPool } from '../train';
@@ -206,7 +207,7 @@ export function lossCurve(losses: readonly number[], every = LOSS_WINDOW): [numb
   const out: [number, number][] = [];
   for (let s = 0; s < losses.length; s += every) {
     const w = losses.slice(s, s + every);
-    out.push([s + w.length, w.reduce((a, b) => a + b, 0) / w.length]);
+    out.push([s + w.length, mean(w)]);
   }
   return out;
 }
