@@ -365,7 +365,7 @@ export async function probeWorldEncoder(onnxPath: string, recipe: WorldEncoderRe
     log(`probe: embedded ${trained.ids.length} held-out scenes`);
     const shape = recipe.jepa.vit as ViTShape;
     const randomPath = join(tmp, 'random-init.onnx');
-    const rnd = initVit(shape, TrainRng.seeded(recipe.jepa.seed, 'image-jepa-init'), recipe.jepa.posStd);
+    const rnd = initVit(shape, TrainRng.seeded(recipe.jepa.seed, 'image-jepa-init'), recipe.jepa.posStd, recipe.jepa.vitInit);
     // the random-init ViT gets its own pooler (and stem statistics), fitted the same way: the comparison is of the trained weights
     const seen = recipe.pooler || shape.stem ? await worldImages(recipe.world.seed, recipe.pooler?.scenes ?? 1000, recipe.world.imageSize) : null;
     if (shape.stem && seen) await calibrateStemOn(shape.stem, rnd, seen);

@@ -49,10 +49,11 @@ export function initEncoder(c: EncoderConfig, vocab: number, rng: TrainRng): Par
 // (post-LN), L blocks h{l}.*, final LN lnf (pre-LN). Drawn from rng after the caller's embedding tables.
 export function initBlocks(c: EncoderConfig, rng: TrainRng, p: Params): void {
   const add = (name: string, t: tf.Tensor) => p.set(name, tf.variable(t, true));
-  const lin = (name: string, fanIn: number, fanOut: number) => {
-    const bound = 1 / Math.sqrt(fanIn);
+  const lin = (name: string, fanIn: number, fanOut: number, attention?: 'qkv' | 'out') => {
+    const mha = c.init === 'torch-mha' ? attention : undefined;
+    const bound = mha === 'qkv' ? Math.sqrt(6 / (fanIn + fanOut)) : 1 / Math.sqrt(fanIn); // xavier-uniform of [3d, d]
     add(`${name}.w`, c.init === 'bert' ? normal(rng, [fanIn, fanOut], 0.02) : uniform(rng, [fanIn, fanOut], bound));
-    add(`${name}.b`, c.init === 'bert' ? tf.zeros([fanOut]) : uniform(rng, [fanOut], bound));
+    add(`${name}.b`, c.init === 'bert' || mha ? tf.zeros([fanOut]) : uniform(rng, [fanOut], bound));
   };
   const ln = (name: string) => {
     add(`${name}.g`, tf.ones([c.d]));
@@ -60,8 +61,8 @@ export function initBlocks(c: EncoderConfig, rng: TrainRng, p: Params): void {
   };
   if (c.norm === 'post') ln('emb.ln');
   for (let l = 0; l < c.layers; l++) {
-    lin(`h${l}.qkv`, c.d, 3 * c.d);
-    lin(`h${l}.o`, c.d, c.d);
+    lin(`h${l}.qkv`, c.d, 3 * c.d, 'qkv');
+    lin(`h${l}.o`, c.d, c.d, 'out');
     ln(`h${l}.ln1`);
     lin(`h${l}.fc1`, c.d, c.ffn);
     lin(`h${l}.fc2`, c.ffn, c.d);

@@ -16,7 +16,9 @@ export const EncoderConfig = z.object({
   ffn: z.number().int().positive(),
   maxLen: z.number().int().min(4), // learned positions, including [CLS]/[SEP]
   norm: z.enum(['pre', 'post']), // pre-LN (+ final LN) trains small models fast; post-LN is BERT's
-  init: z.enum(['torch', 'bert']), // Linear init: torch's U(±1/√fan_in), or BERT's N(0, .02); embeddings are N(0, .02) either way
+  // Linear init: torch's U(±1/√fan_in); 'torch-mha' the same but the attention drawn as torch's MultiheadAttention
+  // draws it (q|k|v xavier-uniform, zero q|k|v and output biases); or BERT's N(0, .02). Embeddings are N(0, .02) always.
+  init: z.enum(['torch', 'torch-mha', 'bert']),
   pool: z.enum(['mean', 'cls']),
   projector: ProjectorConfig,
 });

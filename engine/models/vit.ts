@@ -26,7 +26,8 @@ export const vitBlocks = (v: ViTShape, projector: EncoderConfig['projector']): E
 
 // posStd: std of the learned position table. ViT/DINOv2 use .02, but at this scale that drowns position under the
 // patch content (~0.6 std): the CLS of such a ViT carries no object position, before or after training.
-export function initVit(v: ViTShape, rng: TrainRng, posStd: number): Params {
+// init: how the blocks' Linears are drawn (EncoderConfig.init).
+export function initVit(v: ViTShape, rng: TrainRng, posStd: number, init: 'torch' | 'torch-mha' = 'torch'): Params {
   const p: Params = new Map();
   if (v.stem) initStem(v.stem, rng, p); // drawn first; a ViT without a stem draws what it always did
   const D = v.hidden, fanIn = patchInputs(v), bound = 1 / Math.sqrt(fanIn);
@@ -36,7 +37,7 @@ export function initVit(v: ViTShape, rng: TrainRng, posStd: number): Params {
   p.set('patch.b', tf.variable(tf.tensor1d(draw(D, () => (2 * rng.uniform() - 1) * bound)), true));
   p.set('cls', tf.variable(tf.tensor2d(draw(D, () => 0.02 * rng.normal()), [1, D]), true));
   p.set('pos', tf.variable(tf.tensor2d(draw((1 + numPatches(v)) * D, () => posStd * rng.normal()), [1 + numPatches(v), D]), true));
-  initBlocks(vitBlocks(v, { dims: [1], norm: [false], act: 'gelu' }), rng, p);
+  initBlocks({ ...vitBlocks(v, { dims: [1], norm: [false], act: 'gelu' }), init }, rng, p);
   return p;
 }
 

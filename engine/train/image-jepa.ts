@@ -25,6 +25,9 @@ export const ImageJepaRecipe = z.object({
     stem: z.array(z.number().int().positive()).min(1).max(5).optional(),
   }).refine(stemFitsPatch, { message: STEM_PATCH_RULE }),
   posStd: z.number().positive(), // init std of the ViT's position table (see initVit)
+  // how the ViT's attention is drawn (EncoderConfig.init; absent 'torch'): 'torch-mha' as torch's MultiheadAttention,
+  // without which a 128-px four-conv stem's InfoNCE can stall at step 50 (docs/reference.md, "Renders of 128 px")
+  vitInit: z.enum(['torch', 'torch-mha']).optional(),
   projector: ProjectorConfig,
   views: ViewRecipe,
   V: z.number().int().min(2), // views per image
@@ -60,7 +63,7 @@ export type ImageJepaHooks = { onStep?(s: ImageStep): void };
 
 export function initImageJepa(r: ImageJepaRecipe): Params {
   const rng = TrainRng.seeded(r.seed, 'image-jepa-init');
-  const p = initVit(r.vit as ViTShape, rng, r.posStd);
+  const p = initVit(r.vit as ViTShape, rng, r.posStd, r.vitInit);
   initProjector(r.projector, r.vit.hidden, rng, p);
   return p;
 }
