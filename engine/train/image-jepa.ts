@@ -25,8 +25,8 @@ export const ImageJepaRecipe = z.object({
     stem: z.array(z.number().int().positive()).min(1).max(5).optional(),
   }).refine(stemFitsPatch, { message: STEM_PATCH_RULE }),
   posStd: z.number().positive(), // init std of the ViT's position table (see initVit)
-  // how the ViT's attention is drawn (EncoderConfig.init; absent 'torch'): 'torch-mha' as torch's MultiheadAttention,
-  // without which a 128-px four-conv stem's InfoNCE can stall at step 50 (docs/reference.md, "Renders of 128 px")
+  // how the ViT's attention is drawn (EncoderConfig.init; absent 'torch', as every recipe before it): 'torch-mha' as
+  // torch's MultiheadAttention draws it, the torch twins' init (docs/reference.md, "Where the twin and the workbench part")
   vitInit: z.enum(['torch', 'torch-mha']).optional(),
   projector: ProjectorConfig,
   views: ViewRecipe,
