@@ -11,7 +11,7 @@ import { InputError } from '../errors';
 import { readJson } from '../json-file';
 import { splitCeiling } from '../experiment';
 import { PRESETS } from '../models';
-import { LOSS_WINDOW, PoolerRecipe, WORLD_ENCODER_RECIPE, WorldEncoderRecipe, type BuiltEncoder, type CeilingOf, type WorldEncoderManifest, buildWorldEncoder, describePooler, probeWorldEncoder, readWorldEncoderManifest, repoolWorldEncoder, sha256 } from '../image';
+import { PoolerRecipe, WORLD_ENCODER_RECIPE, WorldEncoderRecipe, type BuiltEncoder, type CeilingOf, type WorldEncoderManifest, buildWorldEncoder, describePooler, probeWorldEncoder, readWorldEncoderManifest, repoolWorldEncoder, sha256 } from '../image';
 import { parseFlags, printTable } from './output';
 
 const Flags = z.object({
@@ -79,7 +79,7 @@ export function registerWorldEncoder(program: Command): void {
       const built = await buildWorldEncoder(recipe, {
         onStep: (s) => bar?.update(s.step + 1, { loss: s.loss.toFixed(4) }),
         // no bar (a log file, nohup): a line per loss window, so a plateau shows while the build runs
-        onWindow: bar || o.json ? undefined : (step, mean) => log(`step ${step}/${steps}: loss ${mean.toFixed(4)} (mean of the last ${(step - 1) % LOSS_WINDOW + 1})`),
+        onWindow: bar || o.json ? undefined : (step, mean, window) => log(`step ${step}/${steps}: loss ${mean.toFixed(4)} (mean of the last ${window})`),
         log,
       });
       bar?.stop();

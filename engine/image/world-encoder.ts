@@ -15,9 +15,9 @@ import type { Embeddings } from '../embeddings';
 import { InputError } from '../errors';
 import { readJson } from '../json-file';
 import { mean } from '../metrics';
-import { TrainRng, exportVitOnnx, initVit, vitForward, vitOnnxConfig, type Params, type PoolerHead, type ViTShape } from '../models';
+import { exportVitOnnx, vitForward, vitOnnxConfig, type Params, type PoolerHead, type ViTShape } from '../models';
 import { buildVitOnnx, decodeModel, numPatches, vitWeightShapes, type VitConfigInput, type VitWeights } from '../models/onnx';
-import { ImageJepaRecipe, calibrateStemOn, firstRenders, initBackend, normalised, objectPool, renderPool, trainImageJepa, type ImageSet, type ImageStep, type RenderPool } from '../train';
+import { ImageJepaRecipe, calibrateStemOn, firstRenders, initImageVit, initBackend, normalised, objectPool, renderPool, trainImageJepa, type ImageSet, type ImageStep, type RenderPool } from '../train';
 import { type ProbeResult, pixelFeatures, probeAttributes } from './attribute-probe';
 import { embedImages } from './embed';
 import { openImageEncoder, sha256 } from './encoder';
@@ -196,8 +196,8 @@ async function sceneImages(w: WorldEncoderRecipe['world'], pool: RenderPool | nu
   return pool ? firstRenders(pool) : worldImages(w.seed, w.scenes, w.imageSize);
 }
 
-// onWindow: after each LOSS_WINDOW steps (and the last), the step count and their mean loss.
-export type BuildHooks = { onStep?(s: ImageStep): void; onWindow?(step: number, meanLoss: number): void; log?(text: string): void };
+// onWindow: after each LOSS_WINDOW steps (and the last), the step count, the window's mean loss and its steps.
+export type BuildHooks = { onStep?(s: ImageStep): void; onWindow?(step: number, meanLoss: number, window: number): void; log?(text: string): void };
 
 // Steps per point of the manifest's loss curve: 40 points for the shipped 2,000 steps, enough to see InfoNCE's plateaus.
 export const LOSS_WINDOW = 50;
@@ -240,7 +240,8 @@ export async function buildWorldEncoder(recipe: WorldEncoderRecipe = WORLD_ENCOD
       last = s;
       losses.push(s.loss);
       hooks.onStep?.(s);
-      if (hooks.onWindow && (losses.length % LOSS_WINDOW === 0 || losses.length === recipe.jepa.steps)) hooks.onWindow(...lossCurve(losses).at(-1)!);
+      const window = (losses.length - 1) % LOSS_WINDOW + 1; // steps in the current window so far
+      if (hooks.onWindow && (window === LOSS_WINDOW || losses.length === recipe.jepa.steps)) hooks.onWindow(losses.length, mean(losses.slice(-window)), window);
     },
   });
   const trainSeconds = (performance.now() - tTrain) / 1000;
@@ -365,7 +366,7 @@ export async function probeWorldEncoder(onnxPath: string, recipe: WorldEncoderRe
     log(`probe: embedded ${trained.ids.length} held-out scenes`);
     const shape = recipe.jepa.vit as ViTShape;
     const randomPath = join(tmp, 'random-init.onnx');
-    const rnd = initVit(shape, TrainRng.seeded(recipe.jepa.seed, 'image-jepa-init'), recipe.jepa.posStd, recipe.jepa.vitInit);
+    const rnd = initImageVit(recipe.jepa);
     // the random-init ViT gets its own pooler (and stem statistics), fitted the same way: the comparison is of the trained weights
     const seen = recipe.pooler || shape.stem ? await worldImages(recipe.world.seed, recipe.pooler?.scenes ?? 1000, recipe.world.imageSize) : null;
     if (shape.stem && seen) await calibrateStemOn(shape.stem, rnd, seen);

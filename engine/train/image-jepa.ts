@@ -61,9 +61,13 @@ export type ImageStep = { step: number; loss: number; inv: number; sigreg: numbe
 export type ImageLossParts = JepaParts & { objectNce?: tf.Scalar };
 export type ImageJepaHooks = { onStep?(s: ImageStep): void };
 
+// The recipe's ViT at its initial weights: the first draws of initImageJepa, and the probe's random-init baseline.
+export const initImageVit = (r: ImageJepaRecipe, rng = TrainRng.seeded(r.seed, 'image-jepa-init')): Params =>
+  initVit(r.vit as ViTShape, rng, r.posStd, r.vitInit);
+
 export function initImageJepa(r: ImageJepaRecipe): Params {
   const rng = TrainRng.seeded(r.seed, 'image-jepa-init');
-  const p = initVit(r.vit as ViTShape, rng, r.posStd, r.vitInit);
+  const p = initImageVit(r, rng);
   initProjector(r.projector, r.vit.hidden, rng, p);
   return p;
 }
