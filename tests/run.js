@@ -2,14 +2,19 @@
 // `npm test`: build the app (the end-to-end tests serve the built renderer), run every vitest suite, and end
 // with one plain `N passed, N failed, N skipped` line that CI reads. Exits non-zero on any failure.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const root = join(import.meta.dirname, '..');
 const bin = (name) => join(root, 'node_modules', '.bin', name);
-const run = (cmd, args) => spawnSync(cmd, args, { cwd: root, stdio: 'inherit' }).status;
+// The tests' mkdtemp folders (worlds, runs, models, Chromium profiles: ~150 MB a run, most not removed by their tests)
+// go under one folder of this run, removed when vitest ends, instead of piling up in /tmp run after run.
+const tmp = mkdtempSync(join(tmpdir(), 'prh-tests-'));
+const run = (cmd, args) => spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: { ...process.env, TMPDIR: tmp } }).status;
 
 if (run(bin('electron-vite'), ['build', '--logLevel', 'warn']) !== 0) {
+  rmSync(tmp, { recursive: true, force: true });
   console.log('0 passed, 1 failed');
   process.exit(1);
 }
@@ -17,6 +22,7 @@ const report = join(root, '.cache', 'vitest-report.json');
 mkdirSync(join(root, '.cache'), { recursive: true });
 rmSync(report, { force: true });
 const status = run(bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2)]);
+rmSync(tmp, { recursive: true, force: true });
 
 let passed = 0, failed = 0, skipped = 0;
 try {
