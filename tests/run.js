@@ -2,7 +2,7 @@
 // `npm test`: build the app (the end-to-end tests serve the built renderer), run every vitest suite, and end
 // with one plain `N passed, N failed, N skipped` line that CI reads. Exits non-zero on any failure.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -12,9 +12,22 @@ const bin = (name) => join(root, 'node_modules', '.bin', name);
 // go under one folder of this run, removed when vitest ends, instead of piling up in /tmp run after run.
 const tmp = mkdtempSync(join(tmpdir(), 'prh-tests-'));
 const run = (cmd, args) => spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: { ...process.env, TMPDIR: tmp } }).status;
+// Before the folder goes: any process still running on its files (a Slurm test's daemons whose test died before its
+// stop(), a Chromium profile) is stopped, so that nothing outlives the run holding deleted files. Linux's /proc.
+const removeTmp = () => {
+  if (existsSync('/proc'))
+    for (const pid of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+      try {
+        if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(tmp)) process.kill(Number(pid), 'SIGKILL');
+      } catch {
+        // gone meanwhile, or not ours to read
+      }
+    }
+  rmSync(tmp, { recursive: true, force: true });
+};
 
 if (run(bin('electron-vite'), ['build', '--logLevel', 'warn']) !== 0) {
-  rmSync(tmp, { recursive: true, force: true });
+  removeTmp();
   console.log('0 passed, 1 failed');
   process.exit(1);
 }
@@ -22,7 +35,7 @@ const report = join(root, '.cache', 'vitest-report.json');
 mkdirSync(join(root, '.cache'), { recursive: true });
 rmSync(report, { force: true });
 const status = run(bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2)]);
-rmSync(tmp, { recursive: true, force: true });
+removeTmp();
 
 let passed = 0, failed = 0, skipped = 0;
 try {
