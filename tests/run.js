@@ -12,13 +12,14 @@ const bin = (name) => join(root, 'node_modules', '.bin', name);
 // go under one folder of this run, removed when vitest ends, instead of piling up in /tmp run after run.
 const tmp = mkdtempSync(join(tmpdir(), 'prh-tests-'));
 const run = (cmd, args) => spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: { ...process.env, TMPDIR: tmp } }).status;
-// Before the folder goes: any process still running on its files (a Slurm test's daemons whose test died before its
-// stop(), a Chromium profile) is stopped, so that nothing outlives the run holding deleted files. Linux's /proc.
+// Before the folder goes, every process the run started that still runs (a Slurm test's daemons and jobs after its test
+// died before stop(), a detached child) is stopped: each inherited this TMPDIR, whatever its command line. Linux's /proc.
 const removeTmp = () => {
+  const needle = Buffer.from(`TMPDIR=${tmp}\0`);
   if (existsSync('/proc'))
     for (const pid of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
       try {
-        if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(tmp)) process.kill(Number(pid), 'SIGKILL');
+        if (readFileSync(`/proc/${pid}/environ`).includes(needle)) process.kill(Number(pid), 'SIGKILL');
       } catch {
         // gone meanwhile, or not ours to read
       }

@@ -200,7 +200,7 @@ async function sceneImages(w: WorldEncoderRecipe['world'], pool: RenderPool | nu
 export type BuildHooks = { onStep?(s: ImageStep): void; onWindow?(step: number, meanLoss: number, window: number): void; log?(text: string): void };
 
 // Steps per point of the manifest's loss curve: 40 points for the shipped 2,000 steps, enough to see InfoNCE's plateaus.
-export const LOSS_WINDOW = 50;
+const LOSS_WINDOW = 50;
 
 /** The loss as [step, mean of the `every` steps up to it], the last window possibly shorter. */
 export function lossCurve(losses: readonly number[], every = LOSS_WINDOW): [number, number][] {
