@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { ZodError } from 'zod';
 import { issuesText } from '../../shared/issues';
@@ -21,19 +22,21 @@ export function entryCommand(from: string, source: string, built: string): Entry
   return { command: process.execPath, args: [file], env: { ELECTRON_RUN_AS_NODE: '1' } };
 }
 
-export const spawnEntry = (cmd: EntryCommand, args: string[], stdio: StdioOptions): ChildProcess =>
-  spawn(cmd.command, [...cmd.args, ...args], { stdio, env: { ...process.env, ...cmd.env } });
+export const spawnEntry = (cmd: EntryCommand, args: string[], stdio: StdioOptions, signal?: AbortSignal): ChildProcess =>
+  spawn(cmd.command, [...cmd.args, ...args], { stdio, env: { ...process.env, ...cmd.env }, signal });
 
 type Reply = { ok: true; result: unknown } | { ok: false; error: string; input: boolean };
 
 // Parent side: an InputError in the child comes back as an InputError here; a crash brings its stderr tail.
-export function callChild(cmd: EntryCommand, input: unknown, what: string): Promise<unknown> {
+// onLine: each line the child writes to stderr, as it comes (its progress); signal: aborting it stops the child.
+export function callChild(cmd: EntryCommand, input: unknown, what: string, opts: { onLine?: (line: string) => void; signal?: AbortSignal } = {}): Promise<unknown> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawnEntry(cmd, [], ['pipe', 'pipe', 'pipe']);
+    const child = spawnEntry(cmd, [], ['pipe', 'pipe', 'pipe'], opts.signal);
     const out: Buffer[] = [];
     const err: string[] = [];
     child.stdout!.on('data', (b: Buffer) => out.push(b));
     child.stderr!.on('data', (b: Buffer) => err.push(String(b)));
+    if (opts.onLine) createInterface({ input: child.stderr! }).on('line', opts.onLine);
     child.on('error', reject);
     child.on('close', (code) => {
       const text = Buffer.concat(out).toString('utf8').trim().split('\n').pop() ?? '';

@@ -1,6 +1,7 @@
 // `prh world build-encoder`: rebuild the procedural world's frozen image encoder (engine/image/world-encoder.ts)
 // into resources/world-encoder.onnx + .json, or with --check rebuild it and compare its hash with the shipped one;
-// --probe-only and --repool work on a built model (probes; a new read-out) without training.
+// --probe-only and --repool work on a built model (probes; a new read-out) and --join on several (an ensemble), without
+// training.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { Presets, SingleBar } from 'cli-progress';
@@ -11,7 +12,7 @@ import { InputError } from '../errors';
 import { readJson } from '../json-file';
 import { splitCeiling } from '../experiment';
 import { PRESETS } from '../models';
-import { PoolerRecipe, WORLD_ENCODER_RECIPE, WorldEncoderRecipe, type BuiltEncoder, type CeilingOf, type WorldEncoderManifest, buildWorldEncoder, describePooler, probeWorldEncoder, readWorldEncoderManifest, repoolWorldEncoder, sha256 } from '../image';
+import { PoolerRecipe, WORLD_ENCODER_RECIPE, WorldEncoderRecipe, type BuiltEncoder, type CeilingOf, type WorldEncoderManifest, buildWorldEncoder, describePooler, joinWorldEncoders, probeWorldEncoder, readWorldEncoderManifest, repoolWorldEncoder, sha256 } from '../image';
 import { parseFlags, printTable } from './output';
 
 const Flags = z.object({
@@ -19,6 +20,7 @@ const Flags = z.object({
   check: z.boolean().optional(),
   probeOnly: z.boolean().optional(),
   repool: z.string().optional(),
+  join: z.array(z.string().regex(/\.onnx$/, 'expected models ending in .onnx')).optional(),
   recipe: z.string().optional(),
   probe: z.boolean(), // commander's --no-probe
   probeWorld: z.string().optional(),
@@ -40,6 +42,7 @@ export function registerWorldEncoder(program: Command): void {
     .option('--no-probe', 'skip the attribute probes on a held-out world')
     .option('--probe-only', 'no training: probe the model at --out (probes + ceiling) and rewrite the probe section of its manifest')
     .option('--repool <pooler.json>', 'no training: refit the read-out of the model at --out with this pooler recipe ({ grid, dims, scenes }), rewrite model and manifest, probe; the bytes a full build with that pooler gives')
+    .option('--join <file.onnx...>', 'no training: join world encoders built from one recipe at distinct jepa seeds (each with its manifest) into an ensemble at --out, their read-out fitted over the joint tokens; the bytes a full build of the recipe with those members gives')
     .option('--probe-world <dir>', 'held-out world folder for the probes and the ceiling (default: the experiments\' default world, seed 0, 5000/1014/1000, generated)')
     .option('--json', 'print one JSON document')
     .action(async (raw: unknown) => {
@@ -62,6 +65,12 @@ export function registerWorldEncoder(program: Command): void {
         writeJsonAtomic(manifestPath(o.out), { ...manifest, probe });
         return report({ ...manifest, probe }, o.json);
       }
+      if (o.join) {
+        const other = (['check', 'recipe', 'repool'] as const).find((k) => o[k]);
+        if (other) throw new InputError(`--join and --${other}: choose one`);
+        const built = await joinWorldEncoders(o.join.map((f) => ({ ...readBuilt(f), source: f })), undefined, log);
+        return write(built);
+      }
       if (o.repool) {
         if (o.check || o.recipe) throw new InputError(`--repool and ${o.check ? '--check' : '--recipe'}: choose one`);
         const pooler = readJson(o.repool, PoolerRecipe, 'a pooler recipe');
@@ -74,7 +83,8 @@ export function registerWorldEncoder(program: Command): void {
       if (shipped && o.recipe) throw new InputError('--check rebuilds the recipe in the manifest: leave out --recipe');
       const recipe = shipped?.recipe ?? (o.recipe ? readJson(o.recipe, WorldEncoderRecipe, 'a world-encoder recipe') : WORLD_ENCODER_RECIPE);
       const steps = recipe.jepa.steps;
-      const bar = !o.json && process.stderr.isTTY ? new SingleBar({ format: 'world encoder [{bar}] {value}/{total} steps  loss {loss}', hideCursor: true }, Presets.shades_classic) : null;
+      // an ensemble's members log their own windows (one bar cannot show them side by side)
+      const bar = !o.json && process.stderr.isTTY && !recipe.members ? new SingleBar({ format: 'world encoder [{bar}] {value}/{total} steps  loss {loss}', hideCursor: true }, Presets.shades_classic) : null;
       bar?.start(steps, 0, { loss: '-' });
       const built = await buildWorldEncoder(recipe, {
         onStep: (s) => bar?.update(s.step + 1, { loss: s.loss.toFixed(4) }),

@@ -12,5 +12,5 @@ export { ImageSpec, Pool, Preset, type SpecOverrides, detectPreset, isDinov2Layo
 export { PoolerRecipe, applyPooler, describePooler, fitPooler, fitWhitening, pooledFeatures, regionPool } from './whitened-pooler';
 export {
   WORLD_ENCODER_RECIPE, WorldEncoderManifest, WorldEncoderRecipe, type BuildHooks, type BuiltEncoder, type CeilingOf, type ProbeTable, buildWorldEncoder,
-  fitVitPooler, lossCurve, onnxParity, probeWorldEncoder, readWorldEncoderManifest, repoolWorldEncoder, worldImages,
+  fitVitPooler, joinWorldEncoders, lossCurve, onnxParity, probeWorldEncoder, readWorldEncoderManifest, repoolWorldEncoder, worldImages,
 } from './world-encoder';

@@ -10,6 +10,7 @@ import * as tf from '@tensorflow/tfjs';
 import * as ort from 'onnxruntime-node';
 import { z } from 'zod';
 import type { Dataset } from '../../shared/dataset';
+import { callChild, entryCommand } from '../child';
 import { OBJECT_KEEPS, objectKindCount, type ObjectKeep, drawScenes, generateWorld, readDataset, resolveWorld, worldScene } from '../data';
 import type { Embeddings } from '../embeddings';
 import { InputError } from '../errors';
@@ -41,7 +42,13 @@ export const WorldEncoderRecipe = z.object({
   jepa: ImageJepaRecipe,
   // the embedding (pooler_output): absent = the CLS token, as DINOv2; else whitened CLS + region means
   pooler: PoolerRecipe.optional(),
+  // an ensemble: one ViT per jepa seed, each the jepa recipe with that seed (the first is jepa.seed: member 0 is the
+  // one-ViT build), trained at once in their own processes, their tokens side by side under the one read-out; at most
+  // 4 (each build holds ~3.7 GB with the shipped recipe's object renders)
+  members: z.array(z.number().int().nonnegative()).min(2).max(4).optional(),
 }).refine((r) => !r.world.objectRenders === !r.jepa.objects, { message: 'world.objectRenders and jepa.objects go together: object views need object renders' })
+  .refine((r) => !r.members || (r.members[0] === r.jepa.seed && new Set(r.members).size === r.members.length), { message: 'members: distinct jepa seeds, the first jepa.seed', path: ['members'] })
+  .refine((r) => !r.members || r.pooler, { message: 'members need a pooler: the read-out joins their tokens', path: ['members'] })
   .refine((r) => r.jepa.objects?.draw !== 'distinct-kinds' || (r.jepa.objects.batch ?? r.jepa.batch) <= objectKindCount(r.world.objectKeep ?? 'object'), {
     message: `draw "distinct-kinds" takes this many objects of distinct kinds a step: at most the kinds world.objectKeep has (${(['shape', 'shape-colour', 'shape-colour-size'] as const).map((k) => `${k} ${objectKindCount(k)}`).join(', ')})`,
     path: ['jepa', 'objects', 'batch'],
@@ -57,6 +64,8 @@ export type WorldEncoderRecipe = z.infer<typeof WorldEncoderRecipe>;
 // alone), and alone, not beside the scene term, is when it leaves its plateau (docs/reference.md, "objects that keep
 // shape and colour"). The scene views (crops ≥ 80%, no flips, no hue jitter) are drawn by no step; their pixel noise
 // is the object views'. Position table std 1: at .02 the CLS carried no position.
+// Three of them (jepa seeds 0, 1, 2) read out together: one draw reads ceiling .809 / .731 / .713, shape .76 / .56 /
+// .58, size .86 / .85 / .86; the three .871, .75, .90 (docs/reference.md, "An ensemble of draws in the workbench").
 export const WORLD_ENCODER_RECIPE: WorldEncoderRecipe = {
   world: { seed: 1, scenes: 5000, imageSize: 64, objectRenders: 8, objectKeep: 'shape-colour' },
   jepa: {
@@ -82,6 +91,7 @@ export const WORLD_ENCODER_RECIPE: WorldEncoderRecipe = {
   // the crops-only ViT's best). 100, not 120: whitening scales the smallest kept direction by 1/√λ, and at 120 (λ
   // 1.3e-5) WebGPU and CPU differed by 1.1e-4. Fitted on all 5,000 training renders (`--repool` refits it in seconds).
   pooler: { grid: 1, dims: 100, scenes: 5000 },
+  members: [0, 1, 2],
 };
 
 export const ProbeRow = z.object({ task: z.string(), classes: z.number(), train: z.number(), test: z.number(), accuracy: z.number(), chance: z.number(), lambda: z.number() });
@@ -108,6 +118,14 @@ export const WorldEncoderManifest = z.object({
   // a read-out refitted on a built model (repoolWorldEncoder): `from` the model it was (sha256); build, loss and
   // parity.maxAbsDiffTokens are that build's, parity.maxAbsDiffPooler the head against the JS head on ONNX tokens
   repooled: z.object({ from: z.string().regex(/^[0-9a-f]{64}$/), at: z.string() }).optional(),
+  // with recipe.members: each member's build (its CLS graph's hash, loss and time); loss above is member 0's
+  members: z.array(z.object({
+    seed: z.number().int(), sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    loss: z.object({ first: z.number(), last: z.number(), curve: z.array(z.tuple([z.number().int().positive(), z.number()])).optional() }),
+    seconds: z.number(), secondsPerStep: z.number(),
+  })).optional(),
+  // an ensemble joined from built models (joinWorldEncoders): their sha256s; build is the join's, members' their own
+  joined: z.object({ from: z.array(z.string().regex(/^[0-9a-f]{64}$/)), at: z.string() }).optional(),
   probe: z
     .object({
       world: z.record(z.string(), z.unknown()), trained: z.array(ProbeRow), pixels: z.array(ProbeRow), randomInit: z.array(ProbeRow),
@@ -175,19 +193,31 @@ async function onnxOutput(bytes: Uint8Array, images: ImageSet, n: number, name: 
   return out ?? new Float32Array(0);
 }
 
-// The whitened pooler of the ViT `params`, fitted on the first `pooler.scenes` of its (unlabelled) training images;
-// base: the same ViT with the CLS pooler, whose tokens it was fitted on.
-export async function fitVitPooler(shape: ViTShape, params: Params, images: ImageSet, pooler: PoolerRecipe): Promise<{ head: PoolerHead; eigenvalues: Float64Array; base: Uint8Array }> {
+// The whitened pooler of the ViT `params` (or an ensemble's members), fitted on the first `pooler.scenes` of its
+// (unlabelled) training images; base: the same ViT(s) with the CLS pooler, whose tokens it was fitted on.
+export async function fitVitPooler(shape: ViTShape, params: Params | readonly Params[], images: ImageSet, pooler: PoolerRecipe): Promise<{ head: PoolerHead; eigenvalues: Float64Array; base: Uint8Array }> {
   const base = await exportVitOnnx(shape, params);
-  const { head, eigenvalues } = await fitHeadOn(base, shape, images, pooler);
+  const { head, eigenvalues } = await fitHeadOn(base, shape, images, pooler, Array.isArray(params) ? params.length : 1);
   return { head, eigenvalues, base };
 }
 
-// The head fitted on the CLS-pooler graph `base`'s tokens [n, T, D] for the first n = min(scenes, images) renders.
-async function fitHeadOn(base: Uint8Array, shape: ViTShape, images: ImageSet, pooler: PoolerRecipe): Promise<{ head: PoolerHead; eigenvalues: Float64Array; tokens: Float32Array }> {
+// The head fitted on the CLS-pooler graph `base`'s tokens [n, T, K·D] (K members) for the first n = min(scenes,
+// images) renders.
+async function fitHeadOn(base: Uint8Array, shape: ViTShape, images: ImageSet, pooler: PoolerRecipe, members = 1): Promise<{ head: PoolerHead; eigenvalues: Float64Array; tokens: Float32Array }> {
   const n = Math.min(pooler.scenes, images.n);
   const tokens = await onnxOutput(base, images, n, 'last_hidden_state');
-  return { ...(await fitPooler(tokens, n, shape.imageSize / shape.patchSize, shape.hidden, pooler)), tokens };
+  return { ...(await fitPooler(tokens, n, shape.imageSize / shape.patchSize, shape.hidden * members, pooler)), tokens };
+}
+
+// The graph of the ViT(s) `weights` (read back from ONNX) with the head fitted on their CLS graph `base`, and that head
+// in ONNX against the same head in JS on base's tokens (first 8 renders): a head refitted on a built model (repool)
+// and an ensemble's read-out over its members.
+async function withHeadOn(base: Uint8Array, shape: ViTShape, weights: readonly VitWeights[], images: ImageSet, pooler: PoolerRecipe): Promise<{ bytes: Uint8Array; eigenvalues: Float64Array; parity: number }> {
+  const { head, eigenvalues, tokens } = await fitHeadOn(base, shape, images, pooler, weights.length);
+  const bytes = buildVitOnnx(vitOnnxConfig(shape), weights, head);
+  const T = 1 + numPatches(shape), W = shape.hidden * weights.length, m = 8;
+  const parity = maxAbsDiff(await onnxOutput(bytes, images, m, 'pooler_output'), applyPooler(tokens.subarray(0, m * T * W), m, T, W, head), 'ONNX and the JS head');
+  return { bytes, eigenvalues, parity };
 }
 
 // The training scenes' render 0, in [0, 1]: the crop views' images, and the pooler's and the stem statistics' in every
@@ -195,6 +225,10 @@ async function fitHeadOn(base: Uint8Array, shape: ViTShape, images: ImageSet, po
 async function sceneImages(w: WorldEncoderRecipe['world'], pool: RenderPool | null): Promise<ImageSet> {
   return pool ? firstRenders(pool) : worldImages(w.seed, w.scenes, w.imageSize);
 }
+
+// The same render 0 without a build's pool at hand: a read-out fitted after training (repool, an ensemble's).
+const firstSceneImages = (w: WorldEncoderRecipe['world']): Promise<ImageSet> =>
+  sceneImages(w, w.renders ? renderPool(w.seed, w.imageSize, drawScenes(w.seed, w.scenes).map((state, index) => ({ index, state })), 1) : null);
 
 // onWindow: after each LOSS_WINDOW steps (and the last), the step count, the window's mean loss and its steps.
 export type BuildHooks = { onStep?(s: ImageStep): void; onWindow?(step: number, meanLoss: number, window: number): void; log?(text: string): void };
@@ -218,6 +252,7 @@ export type BuiltEncoder = { bytes: Uint8Array; sha256: string; manifest: Omit<W
 const KEEP_WORDS: Record<ObjectKeep, string> = { object: '', shape: ' keeping the shape only', 'shape-colour': ' keeping shape and colour', 'shape-colour-size': ' keeping shape, colour and size' };
 
 export async function buildWorldEncoder(recipe: WorldEncoderRecipe = WORLD_ENCODER_RECIPE, hooks: BuildHooks = {}): Promise<BuiltEncoder> {
+  if (recipe.members) return buildEnsemble(recipe, hooks);
   const t0 = performance.now();
   const load0 = loadavg();
   const backend = await initBackend('wasm');
@@ -283,16 +318,116 @@ export async function buildWorldEncoder(recipe: WorldEncoderRecipe = WORLD_ENCOD
   };
 }
 
-// The ViT weights in a model buildVitOnnx wrote: its initializers, by the names it gave them (float32 raw data).
-function onnxVitWeights(bytes: Uint8Array, cfg: VitConfigInput, source: string): VitWeights {
+// The weights of each of the `members` ViTs in a model buildVitOnnx wrote: its initializers, by the names it gave them
+// (float32 raw data).
+function onnxVitWeights(bytes: Uint8Array, cfg: VitConfigInput, source: string, members = 1): VitWeights[] {
   const inits = new Map((decodeModel(bytes, source).graph!.initializer ?? []).map((t) => [t.name ?? '', t]));
-  return Object.fromEntries(
-    Object.keys(vitWeightShapes(cfg)).map((name) => {
-      const raw = inits.get(name)?.rawData;
-      if (!raw) throw new InputError(`${source}: no weight ${name}; not a world encoder this workbench built`);
-      return [name, new Float32Array(Uint8Array.from(raw).buffer)]; // a copy: raw may be a view into a larger buffer
-    }),
+  return Array.from({ length: members }, (_, k) =>
+    Object.fromEntries(
+      Object.keys(vitWeightShapes(cfg)).map((name) => {
+        const full = members > 1 ? `member${k}.${name}` : name; // buildVitOnnx's names
+        const raw = inits.get(full)?.rawData;
+        if (!raw) throw new InputError(`${source}: no weight ${full}; not a world encoder this workbench built (with ${members} member${members > 1 ? 's' : ''})`);
+        return [name, new Float32Array(Uint8Array.from(raw).buffer)]; // a copy: raw may be a view into a larger buffer
+      }),
+    ),
   );
+}
+
+// A member of an ensemble: the one-ViT recipe at that jepa seed, without a read-out (its graph is the CLS graph).
+const memberRecipe = (r: WorldEncoderRecipe, seed: number): WorldEncoderRecipe => ({ world: r.world, jepa: { ...r.jepa, seed } });
+const MemberBuild = z.object({ bytes: z.string(), manifest: WorldEncoderManifest.omit({ file: true, probe: true }) }); // bytes: base64
+
+// An ensemble world encoder: each member built as the one-ViT recipe at its seed, all at once, each in a process of its
+// own (tfjs's wasm backend trains on one thread, so members train side by side only as processes; three on two cores
+// take 1.5x one member's time, where two at a time would take 2x), then joined. A member that fails stops the others.
+// Its bytes are the in-process build's (same code, one wasm thread each).
+async function buildEnsemble(recipe: WorldEncoderRecipe, hooks: BuildHooks): Promise<BuiltEncoder> {
+  const t0 = performance.now(), load0 = loadavg();
+  const log = hooks.log ?? (() => {});
+  const seeds = recipe.members!;
+  log(`an ensemble of ${seeds.length} ViTs (jepa seeds ${seeds.join(', ')}), each training in its own process, on ${cpus().length} cores`);
+  const cmd = entryCommand(import.meta.url, 'encoder-member.ts', 'encoder-member.js');
+  const stop = new AbortController();
+  const members = await Promise.all(seeds.map(async (seed) => {
+    try {
+      const m = MemberBuild.parse(await callChild(cmd, memberRecipe(recipe, seed), `world-encoder member ${seed}`, { onLine: (line) => log(`member ${seed}: ${line}`), signal: stop.signal }));
+      return { bytes: Buffer.from(m.bytes, 'base64'), manifest: m.manifest, source: `world-encoder member ${seed}` };
+    } catch (err) {
+      stop.abort();
+      throw err;
+    }
+  }));
+  const joined = await joinMembers(recipe, members, log);
+  const m0 = members[0].manifest;
+  return {
+    ...joined,
+    manifest: {
+      ...joined.manifest,
+      backend: `${m0.backend} per member, ${seeds.length} processes`,
+      build: { seconds: (performance.now() - t0) / 1000, secondsPerStep: joined.manifest.build.secondsPerStep, loadavg: [load0[0], loadavg()[0]], cpus: cpus().length, node: process.version, at: new Date().toISOString() },
+    },
+  };
+}
+
+type Member = { bytes: Uint8Array; manifest: Omit<WorldEncoderManifest, 'file' | 'probe'>; source: string };
+
+// Members' ViTs (their weights read back from their graphs, one ViT each, with or without a read-out) in one graph, and
+// `recipe.pooler` fitted on their joint tokens. build: this join's own time (the members' are in `members`).
+async function joinMembers(recipe: WorldEncoderRecipe, members: readonly Member[], log: (t: string) => void): Promise<BuiltEncoder> {
+  const t0 = performance.now();
+  const pooler = recipe.pooler!;
+  const shape = recipe.jepa.vit as ViTShape, cfg = vitOnnxConfig(shape);
+  const weights = members.map((m) => onnxVitWeights(m.bytes, cfg, m.source)[0]);
+  weights.forEach((w, k) => {
+    const own = sha256(buildVitOnnx(cfg, w)), want = members[k].manifest.pooler?.baseSha256 ?? members[k].manifest.sha256;
+    if (own !== want) throw new InputError(`${members[k].source}: its ViT rebuilds to sha256 ${own.slice(0, 16)}…, not its manifest's ${want.slice(0, 16)}…`);
+  });
+  const base = buildVitOnnx(cfg, weights);
+  const { bytes, eigenvalues, parity } = await withHeadOn(base, shape, weights, await firstSceneImages(recipe.world), pooler);
+  log(`pooler: ${describePooler(pooler)} over ${members.length} members' tokens, fitted in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  const m0 = members[0].manifest;
+  const digest = sha256(bytes);
+  const load = loadavg()[0];
+  return {
+    bytes,
+    sha256: digest,
+    manifest: {
+      sha256: digest,
+      bytes: bytes.length,
+      recipe,
+      onnx: m0.onnx,
+      tfjs: m0.tfjs,
+      backend: m0.backend,
+      loss: m0.loss,
+      parity: { images: m0.parity.images, maxAbsDiffPooler: parity, maxAbsDiffTokens: Math.max(...members.map((m) => m.manifest.parity.maxAbsDiffTokens)) },
+      pooler: { baseSha256: sha256(base), eigenvalues: [eigenvalues[0], eigenvalues[eigenvalues.length - 1]], seconds: (performance.now() - t0) / 1000 },
+      build: { seconds: (performance.now() - t0) / 1000, secondsPerStep: mean(members.map((m) => m.manifest.build.secondsPerStep)), loadavg: [load, load], cpus: cpus().length, node: process.version, at: new Date().toISOString() },
+      members: members.map(({ manifest: m }, k) => ({
+        seed: recipe.members![k], sha256: m.pooler?.baseSha256 ?? m.sha256, loss: { first: m.loss.first, last: m.loss.last, curve: m.loss.curve }, seconds: m.build.seconds, secondsPerStep: m.build.secondsPerStep,
+      })),
+    },
+  };
+}
+
+/** An ensemble from world encoders already built (one ViT each, of one recipe at distinct jepa seeds: on other
+ *  machines, or as Slurm jobs), with `pooler` (default: theirs) fitted on their joint tokens: the bytes a build of the
+ *  recipe with `members` gives, without training. Refused unless each model rebuilds to its manifest's ViT. */
+export async function joinWorldEncoders(built: readonly { bytes: Uint8Array; manifest: WorldEncoderManifest; source: string }[], pooler?: PoolerRecipe, log: (t: string) => void = () => {}): Promise<BuiltEncoder> {
+  if (built.length < 2) throw new InputError(`join: ${built.length} model${built.length === 1 ? '' : 's'}; an ensemble needs at least 2`);
+  const one = built.find((b) => b.manifest.recipe.members);
+  if (one) throw new InputError(`${one.source}: already an ensemble (members ${one.manifest.recipe.members!.join(', ')}); join one-ViT builds`);
+  const r0 = built[0].manifest.recipe;
+  const same = (r: WorldEncoderRecipe) => JSON.stringify(memberRecipe(r, 0)) === JSON.stringify(memberRecipe(r0, 0));
+  const odd = built.find((b) => !same(b.manifest.recipe));
+  if (odd) throw new InputError(`${odd.source}: its recipe differs from ${built[0].source}'s in more than jepa.seed; an ensemble's members share one recipe`);
+  const seeds = built.map((b) => b.manifest.recipe.jepa.seed);
+  const twice = seeds.find((x, i) => seeds.indexOf(x) !== i);
+  if (twice !== undefined) throw new InputError(`join: two models of jepa seed ${twice}; an ensemble's members are distinct draws`);
+  const read = pooler ?? r0.pooler;
+  if (!read) throw new InputError(`join: ${built[0].source} has no read-out to fit over the members; give a pooler recipe`);
+  const joined = await joinMembers(WorldEncoderRecipe.parse({ ...r0, pooler: read, members: seeds }), built, log);
+  return { ...joined, manifest: { ...joined.manifest, joined: { from: built.map((b) => b.manifest.sha256), at: new Date().toISOString() } } };
 }
 
 /** A new read-out `pooler` for a built world encoder, without training it again: the ViT's weights are read back from
@@ -301,19 +436,12 @@ function onnxVitWeights(bytes: Uint8Array, cfg: VitConfigInput, source: string):
  *  full build of the recipe with this pooler gives (`--check` rebuilds them), in seconds instead of an hour. */
 export async function repoolWorldEncoder(bytes: Uint8Array, manifest: WorldEncoderManifest, pooler: PoolerRecipe, source: string): Promise<BuiltEncoder> {
   const t0 = performance.now();
-  const shape = manifest.recipe.jepa.vit as ViTShape;
-  const cfg = vitOnnxConfig(shape);
-  const weights = onnxVitWeights(bytes, cfg, source);
+  const shape = manifest.recipe.jepa.vit as ViTShape, cfg = vitOnnxConfig(shape);
+  const weights = onnxVitWeights(bytes, cfg, source, manifest.recipe.members?.length);
   const base = buildVitOnnx(cfg, weights);
   const want = manifest.pooler?.baseSha256 ?? manifest.sha256;
   if (sha256(base) !== want) throw new InputError(`${source}: its ViT rebuilds to sha256 ${sha256(base).slice(0, 16)}…, not the manifest's base ${want.slice(0, 16)}…`);
-  const w = manifest.recipe.world;
-  const images = await sceneImages(w, w.renders ? renderPool(w.seed, w.imageSize, drawScenes(w.seed, w.scenes).map((state, index) => ({ index, state })), 1) : null);
-  const { head, eigenvalues, tokens } = await fitHeadOn(base, shape, images, pooler);
-  const out = buildVitOnnx(cfg, weights, head);
-  const T = 1 + numPatches(shape), m = 8;
-  // the head in ONNX against the same head in JS on the base graph's tokens, first m renders
-  const parity = maxAbsDiff(await onnxOutput(out, images, m, 'pooler_output'), applyPooler(tokens.subarray(0, m * T * shape.hidden), m, T, shape.hidden, head), 'ONNX and the JS head');
+  const { bytes: out, eigenvalues, parity } = await withHeadOn(base, shape, weights, await firstSceneImages(manifest.recipe.world), pooler);
   const digest = sha256(out);
   const { file: _file, probe: _probe, ...rest } = manifest;
   return {
@@ -366,13 +494,15 @@ export async function probeWorldEncoder(onnxPath: string, recipe: WorldEncoderRe
     log(`probe: embedded ${trained.ids.length} held-out scenes`);
     const shape = recipe.jepa.vit as ViTShape;
     const randomPath = join(tmp, 'random-init.onnx');
-    const rnd = initImageVit(recipe.jepa);
+    // an ensemble's members each at their random init
+    const rnd = (recipe.members ?? [recipe.jepa.seed]).map((seed) => initImageVit({ ...recipe.jepa, seed }));
     // the random-init ViT gets its own pooler (and stem statistics), fitted the same way: the comparison is of the trained weights
     const seen = recipe.pooler || shape.stem ? await worldImages(recipe.world.seed, recipe.pooler?.scenes ?? 1000, recipe.world.imageSize) : null;
-    if (shape.stem && seen) await calibrateStemOn(shape.stem, rnd, seen);
-    const own = recipe.pooler && seen ? (await fitVitPooler(shape, rnd, seen, recipe.pooler)).head : undefined;
-    writeFileSync(randomPath, await exportVitOnnx(shape, rnd, own));
-    tf.dispose([...rnd.values()]);
+    if (shape.stem && seen) for (const p of rnd) await calibrateStemOn(shape.stem, p, seen);
+    const params = recipe.members ? rnd : rnd[0];
+    const own = recipe.pooler && seen ? (await fitVitPooler(shape, params, seen, recipe.pooler)).head : undefined;
+    writeFileSync(randomPath, await exportVitOnnx(shape, params, own));
+    tf.dispose(rnd.flatMap((p) => [...p.values()]));
     const random = await embed(randomPath);
     const pixels = await pixelFeatures(refs.map((r) => r.file));
     const pixelIds = refs.map((r) => r.id);

@@ -137,5 +137,7 @@ export async function vitWeights(v: ViTShape, p: Params): Promise<VitWeights> {
   return w;
 }
 
-// head: an embedding head in place of the CLS pooler (engine/image/whitened-pooler.ts fits the world encoder's).
-export const exportVitOnnx = async (v: ViTShape, p: Params, head?: PoolerHead): Promise<Uint8Array> => buildVitOnnx(vitOnnxConfig(v), await vitWeights(v, p), head);
+// head: an embedding head in place of the CLS pooler (engine/image/whitened-pooler.ts fits the world encoder's);
+// p: one ViT's parameters, or an ensemble's members (their tokens side by side; needs the head).
+export const exportVitOnnx = async (v: ViTShape, p: Params | readonly Params[], head?: PoolerHead): Promise<Uint8Array> =>
+  buildVitOnnx(vitOnnxConfig(v), Array.isArray(p) ? await Promise.all(p.map((m) => vitWeights(v, m))) : await vitWeights(v, p as Params), head);

@@ -70,6 +70,34 @@ describe('DINOv2-layout ViT built with onnx-proto', () => {
     ]);
   });
 
+  it('an ensemble: each member computes what it computes alone, their tokens side by side; the head reads them all', async () => {
+    const other = randomVitWeights(cfg, 3);
+    const x = new ort.Tensor('float32', Float32Array.from(golden.input), [2, 3, 8, 8]);
+    const run = async (bytes: Uint8Array) => (await ort.InferenceSession.create(bytes)).run({ pixel_values: x });
+    const [a, b, ab] = [await run(buildVitOnnx(cfg, weights)), await run(buildVitOnnx(cfg, other)), await run(buildVitOnnx(cfg, [weights, other]))];
+    expect(ab.last_hidden_state.dims).toEqual([2, 5, 16]);
+    const [A, B, AB] = [a, b, ab].map((r) => r.last_hidden_state.data as Float32Array);
+    for (let row = 0; row < 2 * 5; row++) {
+      expect(maxAbsDiff(AB.subarray(row * 16, row * 16 + 8), A.subarray(row * 8, row * 8 + 8))).toBeLessThan(1e-6);
+      expect(maxAbsDiff(AB.subarray(row * 16 + 8, row * 16 + 16), B.subarray(row * 8, row * 8 + 8))).toBeLessThan(1e-6);
+    }
+    // without a head, pooler_output is the joint CLS row [N, 2D]
+    expect(ab.pooler_output.dims).toEqual([2, 16]);
+    expect(maxAbsDiff((ab.pooler_output.data as Float32Array).subarray(0, 16), AB.subarray(0, 16))).toBe(0);
+    // a head over 2·D = 16 features (CLS only, R = 1): output j = 1 + the sum of member 1's CLS (j = 1) or member 0's (j = 0)
+    const pool = new Float32Array(5).fill(0);
+    pool[0] = 1;
+    const weight = Float32Array.from({ length: 16 * 2 }, (_, q) => (Math.floor(q / 2) < 8 ? +(q % 2 === 0) : +(q % 2 === 1)));
+    const headed = await run(buildVitOnnx(cfg, [weights, other], { pool, weight, bias: Float32Array.of(1, 1), dims: 2 }));
+    const cls = (t: Float32Array, from: number) => t.subarray(from, from + 8).reduce((s, v) => s + v, 0);
+    expect((headed.pooler_output.data as Float32Array)[0]).toBeCloseTo(1 + cls(A, 0), 4);
+    expect((headed.pooler_output.data as Float32Array)[1]).toBeCloseTo(1 + cls(B, 0), 4);
+    // each member's weights under its own prefix; a head sized for one member does not fit two
+    const inits = new Set(decodeModel(buildVitOnnx(cfg, [weights, other]), 'pair').graph!.initializer!.map((t) => t.name));
+    expect(inits.has('member0.layernorm.weight') && inits.has('member1.encoder.layer.0.mlp.fc1.weight') && !inits.has('layernorm.weight')).toBe(true);
+    expect(() => buildVitOnnx(cfg, [weights, other], { pool, weight: weight.subarray(0, 16), bias: Float32Array.of(1, 1), dims: 2 })).toThrow(/do not fit 5 tokens x 16 to 2/);
+  });
+
   it('rejects missing or mis-sized weights by name', () => {
     const { ['encoder.layer.1.mlp.fc2.bias']: _, ...missing } = weights;
     expect(() => buildVitOnnx(cfg, missing)).toThrow(/missing 1 tensor.*encoder\.layer\.1\.mlp\.fc2\.bias/);

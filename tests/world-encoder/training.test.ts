@@ -1,12 +1,14 @@
 // Image-JEPA training is a pure function of (recipe, images): same seed, same bytes; the loss goes down. The world
 // encoder's build too, with crop views, with good image views (renders of one scene state), or with object views
 // (LeJEPA or InfoNCE; objects kept whole, or their shape only; trained alone for the first steps, or not; drawn
-// uniformly or of distinct kinds), with its loss curve (the mean of each window of steps) in the manifest.
+// uniformly or of distinct kinds), with its loss curve (the mean of each window of steps) in the manifest; an ensemble of
+// such builds.
 import * as tf from '@tensorflow/tfjs';
+import * as ort from 'onnxruntime-node';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { exportVitOnnx, type ViTShape } from '../../engine/models';
-import { initBackend, trainImageJepa, type ImageJepaRecipe, type ImageSet, type ImageStep } from '../../engine/train';
-import { WorldEncoderRecipe, buildWorldEncoder, lossCurve, repoolWorldEncoder, worldImages } from '../../engine/image';
+import { initBackend, normalised, trainImageJepa, type ImageJepaRecipe, type ImageSet, type ImageStep } from '../../engine/train';
+import { WorldEncoderRecipe, buildWorldEncoder, joinWorldEncoders, lossCurve, repoolWorldEncoder, worldImages, type BuiltEncoder } from '../../engine/image';
 
 let images: ImageSet;
 const recipe: ImageJepaRecipe = {
@@ -91,6 +93,53 @@ describe('world encoder build', () => {
     const b = await buildWorldEncoder({ ...stem, jepa: { ...stem.jepa, seed: 6 } });
     await expect(repoolWorldEncoder(b.bytes, manifest, other, 'b.onnx')).rejects.toThrow(/b\.onnx: its ViT rebuilds to sha256 \w+…, not the manifest's base/);
   }, 180_000);
+
+  it('an ensemble trains each member in a process of its own, as the in-process build of its seed, and fits one read-out over their joint tokens', async () => {
+    const pooled: WorldEncoderRecipe = { ...world, pooler: { grid: 1, dims: 8, scenes: 16 } };
+    const r: WorldEncoderRecipe = { ...pooled, members: [5, 9] };
+    const lines: string[] = [];
+    const [a, b] = [await buildWorldEncoder(r, { log: (t) => lines.push(t) }), await buildWorldEncoder(r)];
+    expect(b.sha256).toBe(a.sha256);
+    // member k is the one-ViT build at its seed (no read-out), to the byte, and the manifest records each
+    const solo = await Promise.all([5, 9].map((seed) => buildWorldEncoder({ ...world, jepa: { ...world.jepa, seed } })));
+    expect(a.manifest.members!.map((m) => [m.seed, m.sha256])).toEqual([[5, solo[0].sha256], [9, solo[1].sha256]]);
+    expect(a.manifest.loss).toEqual(solo[0].manifest.loss);
+    expect(a.manifest.members![1].loss.curve).toEqual(solo[1].manifest.loss.curve);
+    expect(lines.filter((l) => /^member (5|9): step 3\/3: loss \d/.test(l))).toHaveLength(2);
+    // its graph: both members' tokens side by side ([n, 5, 32]), the head on them, as the JS head computes
+    const x = new ort.Tensor('float32', normalised(images, [0, 1, 2]), [3, 3, 32, 32]);
+    const run = async (bytes: Uint8Array) => (await ort.InferenceSession.create(bytes)).run({ pixel_values: x });
+    const [joint, m0, m1] = await Promise.all([a.bytes, solo[0].bytes, solo[1].bytes].map(run));
+    expect(joint.last_hidden_state.dims).toEqual([3, 17, 32]);
+    expect(joint.pooler_output.dims).toEqual([3, 8]);
+    const [J, A, B] = [joint, m0, m1].map((o) => o.last_hidden_state.data as Float32Array);
+    expect([J[0], J[16], J[32]]).toEqual([A[0], B[0], A[16]]);
+    expect(a.manifest.parity.maxAbsDiffPooler).toBeLessThan(1e-4);
+    expect(a.manifest.pooler!.baseSha256).not.toBe(a.sha256);
+    // a new read-out on the ensemble reads both members back: the bytes of a full build with it
+    const other = { grid: 1, dims: 6, scenes: 12 };
+    const re = await repoolWorldEncoder(a.bytes, { file: 'a.onnx', ...a.manifest, probe: null }, other, 'a.onnx');
+    expect(re.sha256).toBe((await buildWorldEncoder({ ...r, pooler: other })).sha256);
+    // joined from the two builds made apart: the same bytes, and only from one recipe's distinct draws
+    const file = (b: BuiltEncoder, k: number) => ({ bytes: b.bytes, manifest: { file: `m${k}.onnx`, ...b.manifest, probe: null }, source: `m${k}.onnx` });
+    const join = await joinWorldEncoders(solo.map(file), pooled.pooler);
+    expect(join.sha256).toBe(a.sha256);
+    expect(join.manifest.joined!.from).toEqual(solo.map((x) => x.sha256));
+    expect(join.manifest.members).toEqual(a.manifest.members!.map((m) => ({ ...m, seconds: expect.any(Number), secondsPerStep: expect.any(Number) })));
+    await expect(joinWorldEncoders(solo.map(file))).rejects.toThrow(/m0\.onnx has no read-out to fit/);
+    await expect(joinWorldEncoders([file(solo[0], 0), file(solo[0], 1)], pooled.pooler)).rejects.toThrow(/two models of jepa seed 5/);
+    const deeper = await buildWorldEncoder({ ...world, jepa: { ...world.jepa, seed: 9, steps: 2 } });
+    await expect(joinWorldEncoders([file(solo[0], 0), file(deeper, 1)], pooled.pooler)).rejects.toThrow(/m1\.onnx: its recipe differs from m0\.onnx's in more than jepa.seed/);
+    await expect(joinWorldEncoders([file(solo[0], 0), { ...file(solo[1], 1), bytes: solo[0].bytes }], pooled.pooler)).rejects.toThrow(/m1\.onnx: its ViT rebuilds to sha256 \w+…, not its manifest's/);
+    await expect(joinWorldEncoders([file(a, 0), file(solo[1], 1)])).rejects.toThrow(/m0\.onnx: already an ensemble \(members 5, 9\)/);
+    // the recipe: distinct seeds, the first jepa.seed, and a read-out to join them
+    expect(WorldEncoderRecipe.safeParse({ ...r, members: [9, 5] }).error?.issues[0].message).toMatch(/the first jepa.seed/);
+    expect(WorldEncoderRecipe.safeParse({ ...r, members: [5, 5] }).success).toBe(false);
+    expect(WorldEncoderRecipe.safeParse({ ...world, members: [5, 9] }).error?.issues[0].message).toMatch(/members need a pooler/);
+    // a member that fails fails the build with its own message
+    const bad = { ...r, jepa: { ...r.jepa, objects: { views: 2, weight: 1 } } }; // object views without object renders
+    await expect(buildWorldEncoder(bad)).rejects.toThrow(/world.objectRenders and jepa.objects go together/);
+  }, 300_000);
 
   it('is deterministic with object views (objects drawn alone), which change what is learnt; the recipe needs both halves', async () => {
     const obj: WorldEncoderRecipe = { world: { ...world.world, objectRenders: 3 }, jepa: { ...world.jepa, objects: { views: 2, weight: 0.5 } } };

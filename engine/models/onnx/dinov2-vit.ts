@@ -1,7 +1,8 @@
 // A ViT in the Hugging Face Dinov2Model ONNX layout: `pixel_values` [N,3,H,W] -> `last_hidden_state` [N,1+P,D]
 // and `pooler_output` [N,D] (the layer-normed CLS row). Weights are named and shaped exactly as in a HF Dinov2
 // state dict (torch Linear weights are [out, in]), so a real checkpoint, random weights or a model trained in
-// tfjs all export through this one builder and then run through the same `dinov2` image path.
+// tfjs all export through this one builder and then run through the same `dinov2` image path. Several ViTs of one
+// config (an ensemble) export as one graph, their tokens side by side.
 import { z } from 'zod';
 import { InputError } from '../../errors';
 import { TrainRng } from '../rng';
@@ -104,81 +105,93 @@ function checkWeights(c: VitShape, w: VitWeights): void {
 // named so the intermediate-output path can expose it.
 export const blockOutputName = (i: number): string => `encoder.layer.${i}.output`;
 
-export function buildVitOnnx(cfg: VitConfigInput, weights: VitWeights, head?: PoolerHead): Uint8Array {
+// weights: one ViT, or the members of an ensemble (same config, weights named `member<k>.<HF name>`): each member reads
+// pixel_values on its own and last_hidden_state is their final tokens side by side, [N, 1+P, K·D] (member k's in
+// columns k·D..(k+1)·D-1), the head reading all of them (without one, pooler_output is the joint CLS row [N, K·D]).
+export function buildVitOnnx(cfg: VitConfigInput, weights: VitWeights | readonly VitWeights[], head?: PoolerHead): Uint8Array {
   const c = VitConfig.parse(cfg);
-  checkWeights(c, weights);
+  const members = Array.isArray(weights) ? (weights as readonly VitWeights[]) : [weights as VitWeights];
+  if (!members.length) throw new InputError('ViT ensemble: no members');
+  members.forEach((m) => checkWeights(c, m));
   const { hidden: D, heads: H, patchSize: p, imageSize: S } = c;
   const dh = D / H;
   const g = new GraphBuilder();
   const shapes = vitWeightShapes(c);
-  const w = (name: string): string => g.weight(name, shapes[name], weights[name]);
-  // torch Linear y = x W^T + b; the Transpose of a constant is folded by onnxruntime at load time.
-  const linear = (x: string, prefix: string): string =>
-    g.op('Add', [g.op('MatMul', [x, g.op('Transpose', [w(`${prefix}.weight`)], { perm: [1, 0] })]), w(`${prefix}.bias`)]);
-  const layerNorm = (x: string, prefix: string): string =>
-    g.op('LayerNormalization', [x, w(`${prefix}.weight`), w(`${prefix}.bias`)], { axis: -1, epsilon: { f: c.layerNormEps } });
+  const finals = members.map((weights, k) => { // each member's final tokens [N, 1+P, D]
+    // one ViT keeps HF's names (and bytes: a one-member graph is the plain ViT); members are prefixed
+    const scope = members.length > 1 ? `member${k}.` : '';
+    const w = (name: string): string => g.weight(scope + name, shapes[name], weights[name]);
+    // torch Linear y = x W^T + b; the Transpose of a constant is folded by onnxruntime at load time.
+    const linear = (x: string, prefix: string): string =>
+      g.op('Add', [g.op('MatMul', [x, g.op('Transpose', [w(`${prefix}.weight`)], { perm: [1, 0] })]), w(`${prefix}.bias`)]);
+    const layerNorm = (x: string, prefix: string): string =>
+      g.op('LayerNormalization', [x, w(`${prefix}.weight`), w(`${prefix}.bias`)], { axis: -1, epsilon: { f: c.layerNormEps } });
 
-  // Patch embedding: Conv [N,D,g,g] -> [N,P,D] (after the stem's Conv + ReLU layers, a 1x1 Conv); CLS expanded to the
-  // batch, prepended; position table added.
-  let x = 'pixel_values';
-  c.stem?.forEach((_, l) => {
-    const conv = g.op('Conv', [x, w(`embeddings.patch_embeddings.stem.${l}.weight`), w(`embeddings.patch_embeddings.stem.${l}.bias`)], { kernel_shape: [3, 3], strides: [2, 2], pads: [1, 1, 1, 1] });
-    x = g.op('Relu', [conv]);
-  });
-  const kernel = c.stem ? 1 : p;
-  const conv = g.op('Conv', [x, w('embeddings.patch_embeddings.projection.weight'), w('embeddings.patch_embeddings.projection.bias')], {
-    kernel_shape: [kernel, kernel],
-    strides: [kernel, kernel],
-  });
-  const patches = g.op('Transpose', [g.op('Reshape', [conv, g.ints([0, D, -1])])], { perm: [0, 2, 1] });
-  const batch = g.op('Slice', [g.op('Shape', ['pixel_values']), g.ints([0]), g.ints([1])]);
-  const clsShape = g.op('Concat', [batch, g.ints([1, D])], { axis: 0 });
-  const cls = g.op('Expand', [w('embeddings.cls_token'), clsShape]);
-  let h = g.op('Add', [g.op('Concat', [cls, patches], { axis: 1 }), w('embeddings.position_embeddings')]);
+    // Patch embedding: Conv [N,D,g,g] -> [N,P,D] (after the stem's Conv + ReLU layers, a 1x1 Conv); CLS expanded to the
+    // batch, prepended; position table added.
+    let x = 'pixel_values';
+    c.stem?.forEach((_, l) => {
+      const conv = g.op('Conv', [x, w(`embeddings.patch_embeddings.stem.${l}.weight`), w(`embeddings.patch_embeddings.stem.${l}.bias`)], { kernel_shape: [3, 3], strides: [2, 2], pads: [1, 1, 1, 1] });
+      x = g.op('Relu', [conv]);
+    });
+    const kernel = c.stem ? 1 : p;
+    const conv = g.op('Conv', [x, w('embeddings.patch_embeddings.projection.weight'), w('embeddings.patch_embeddings.projection.bias')], {
+      kernel_shape: [kernel, kernel],
+      strides: [kernel, kernel],
+    });
+    const patches = g.op('Transpose', [g.op('Reshape', [conv, g.ints([0, D, -1])])], { perm: [0, 2, 1] });
+    const batch = g.op('Slice', [g.op('Shape', ['pixel_values']), g.ints([0]), g.ints([1])]);
+    const clsShape = g.op('Concat', [batch, g.ints([1, D])], { axis: 0 });
+    const cls = g.op('Expand', [w('embeddings.cls_token'), clsShape]);
+    let h = g.op('Add', [g.op('Concat', [cls, patches], { axis: 1 }), w('embeddings.position_embeddings')]);
 
-  const headShape = g.ints([0, 0, H, dh]);
-  const sqrtDh = g.scalar(Math.sqrt(dh));
-  const one = g.scalar(1);
-  const half = g.scalar(0.5);
-  // Exact GELU as (x*(Erf(x/sqrt2)+1))*0.5 with Div: the pattern onnxruntime fuses into Gelu (18.0 -> 20.3 img/s).
-  // tanh GELU 0.5*x*(1+tanh(sqrt(2/pi)*(x+0.044715*x^3))), written as the project's tfjs encoder computes it.
-  const gelu = ((): ((x: string) => string) => {
-    if (c.gelu === 'erf') {
-      const sqrt2 = g.scalar(Math.SQRT2);
-      return (x) => g.op('Mul', [g.op('Mul', [x, g.op('Add', [g.op('Erf', [g.op('Div', [x, sqrt2])]), one])]), half]);
+    const headShape = g.ints([0, 0, H, dh]);
+    const sqrtDh = g.scalar(Math.sqrt(dh));
+    const one = g.scalar(1);
+    const half = g.scalar(0.5);
+    // Exact GELU as (x*(Erf(x/sqrt2)+1))*0.5 with Div: the pattern onnxruntime fuses into Gelu (18.0 -> 20.3 img/s).
+    // tanh GELU 0.5*x*(1+tanh(sqrt(2/pi)*(x+0.044715*x^3))), written as the project's tfjs encoder computes it.
+    const gelu = ((): ((x: string) => string) => {
+      if (c.gelu === 'erf') {
+        const sqrt2 = g.scalar(Math.SQRT2);
+        return (x) => g.op('Mul', [g.op('Mul', [x, g.op('Add', [g.op('Erf', [g.op('Div', [x, sqrt2])]), one])]), half]);
+      }
+      const kTanh = g.scalar(Math.sqrt(2 / Math.PI));
+      const kCube = g.scalar(0.044715);
+      return (x) => {
+        const inner = g.op('Mul', [g.op('Add', [x, g.op('Mul', [kCube, g.op('Mul', [g.op('Mul', [x, x]), x])])]), kTanh]);
+        return g.op('Mul', [g.op('Mul', [half, x]), g.op('Add', [one, g.op('Tanh', [inner])])]);
+      };
+    })();
+    for (let i = 0; i < c.depth; i++) {
+      const l = `encoder.layer.${i}`;
+      // Attention: q,v -> [N,H,S,dh], k -> [N,H,dh,S]; scores divided by sqrt(dh) as in HF.
+      const x = layerNorm(h, `${l}.norm1`);
+      const heads = (name: string, perm: number[]): string =>
+        g.op('Transpose', [g.op('Reshape', [linear(x, `${l}.attention.attention.${name}`), headShape])], { perm });
+      const q = heads('query', [0, 2, 1, 3]);
+      const k = heads('key', [0, 2, 3, 1]);
+      const v = heads('value', [0, 2, 1, 3]);
+      const att = g.op('Softmax', [g.op('Div', [g.op('MatMul', [q, k]), sqrtDh])], { axis: -1 });
+      const ctx = g.op('Reshape', [g.op('Transpose', [g.op('MatMul', [att, v])], { perm: [0, 2, 1, 3] }), g.ints([0, 0, D])]);
+      const attnOut = linear(ctx, `${l}.attention.output.dense`);
+      h = g.op('Add', [h, g.op('Mul', [attnOut, w(`${l}.layer_scale1.lambda1`)])]);
+      const mlpOut = linear(gelu(linear(layerNorm(h, `${l}.norm2`), `${l}.mlp.fc1`)), `${l}.mlp.fc2`);
+      h = g.op('Add', [h, g.op('Mul', [mlpOut, w(`${l}.layer_scale2.lambda1`)])], {}, scope + blockOutputName(i));
     }
-    const kTanh = g.scalar(Math.sqrt(2 / Math.PI));
-    const kCube = g.scalar(0.044715);
-    return (x) => {
-      const inner = g.op('Mul', [g.op('Add', [x, g.op('Mul', [kCube, g.op('Mul', [g.op('Mul', [x, x]), x])])]), kTanh]);
-      return g.op('Mul', [g.op('Mul', [half, x]), g.op('Add', [one, g.op('Tanh', [inner])])]);
-    };
-  })();
-  for (let i = 0; i < c.depth; i++) {
-    const l = `encoder.layer.${i}`;
-    // Attention: q,v -> [N,H,S,dh], k -> [N,H,dh,S]; scores divided by sqrt(dh) as in HF.
-    const x = layerNorm(h, `${l}.norm1`);
-    const heads = (name: string, perm: number[]): string =>
-      g.op('Transpose', [g.op('Reshape', [linear(x, `${l}.attention.attention.${name}`), headShape])], { perm });
-    const q = heads('query', [0, 2, 1, 3]);
-    const k = heads('key', [0, 2, 3, 1]);
-    const v = heads('value', [0, 2, 1, 3]);
-    const att = g.op('Softmax', [g.op('Div', [g.op('MatMul', [q, k]), sqrtDh])], { axis: -1 });
-    const ctx = g.op('Reshape', [g.op('Transpose', [g.op('MatMul', [att, v])], { perm: [0, 2, 1, 3] }), g.ints([0, 0, D])]);
-    const attnOut = linear(ctx, `${l}.attention.output.dense`);
-    h = g.op('Add', [h, g.op('Mul', [attnOut, w(`${l}.layer_scale1.lambda1`)])]);
-    const mlpOut = linear(gelu(linear(layerNorm(h, `${l}.norm2`), `${l}.mlp.fc1`)), `${l}.mlp.fc2`);
-    h = g.op('Add', [h, g.op('Mul', [mlpOut, w(`${l}.layer_scale2.lambda1`)])], {}, blockOutputName(i));
-  }
-  const last = g.op('LayerNormalization', [h, w('layernorm.weight'), w('layernorm.bias')], { axis: -1, epsilon: { f: c.layerNormEps } }, 'last_hidden_state');
+    return g.op('LayerNormalization', [h, w('layernorm.weight'), w('layernorm.bias')], { axis: -1, epsilon: { f: c.layerNormEps } }, `${scope}last_hidden_state`);
+  });
+  if (members.length > 1) g.op('Concat', finals, { axis: 2 }, 'last_hidden_state');
+  const last = 'last_hidden_state';
+  const width = D * members.length; // the tokens' width the head reads
   const tokens = 1 + numPatches(c);
   if (head) {
     const R = head.pool.length / tokens;
-    if (!Number.isInteger(R) || head.weight.length !== D * R * head.dims || head.bias.length !== head.dims)
-      throw new InputError(`pooler head: pool ${head.pool.length}, weight ${head.weight.length}, bias ${head.bias.length} do not fit ${tokens} tokens x ${D} to ${head.dims}`);
-    const mixed = g.op('MatMul', [g.op('Transpose', [last], { perm: [0, 2, 1] }), g.weight('pooler.pool', [tokens, R], head.pool)]); // [N, D, R]
-    const flat = g.op('Reshape', [mixed, g.ints([0, D * R])]);
-    g.op('Add', [g.op('MatMul', [flat, g.weight('pooler.weight', [D * R, head.dims], head.weight)]), g.weight('pooler.bias', [head.dims], head.bias)], {}, 'pooler_output');
+    if (!Number.isInteger(R) || head.weight.length !== width * R * head.dims || head.bias.length !== head.dims)
+      throw new InputError(`pooler head: pool ${head.pool.length}, weight ${head.weight.length}, bias ${head.bias.length} do not fit ${tokens} tokens x ${width} to ${head.dims}`);
+    const mixed = g.op('MatMul', [g.op('Transpose', [last], { perm: [0, 2, 1] }), g.weight('pooler.pool', [tokens, R], head.pool)]); // [N, K·D, R]
+    const flat = g.op('Reshape', [mixed, g.ints([0, width * R])]);
+    g.op('Add', [g.op('MatMul', [flat, g.weight('pooler.weight', [width * R, head.dims], head.weight)]), g.weight('pooler.bias', [head.dims], head.bias)], {}, 'pooler_output');
   } else {
     g.op('Gather', [last, g.ints([0], 'cls_index')], { axis: 1 }, 'pooler_gather');
     g.op('Squeeze', ['pooler_gather', g.ints([1])], {}, 'pooler_output');
@@ -187,10 +200,10 @@ export function buildVitOnnx(cfg: VitConfigInput, weights: VitWeights, head?: Po
   return g.encode(
     [valueInfo('pixel_values', ElemType.FLOAT, ['batch_size', 3, S, S])],
     [
-      valueInfo('last_hidden_state', ElemType.FLOAT, ['batch_size', tokens, D]),
-      valueInfo('pooler_output', ElemType.FLOAT, ['batch_size', head ? head.dims : D]),
+      valueInfo('last_hidden_state', ElemType.FLOAT, ['batch_size', tokens, width]),
+      valueInfo('pooler_output', ElemType.FLOAT, ['batch_size', head ? head.dims : width]),
     ],
     'dinov2_vit',
-    JSON.stringify({ layout: 'hf-dinov2', config: c }),
+    JSON.stringify({ layout: 'hf-dinov2', config: c, ...(members.length > 1 && { members: members.length }) }),
   );
 }
