@@ -59,7 +59,7 @@ export function registerWorldEncoder(program: Command): void {
         report(manifest, o.json);
       };
       if (o.probeOnly) {
-        if (o.check || !o.probe) throw new InputError(`--probe-only and ${o.check ? '--check' : '--no-probe'}: choose one`);
+        if (o.check || !o.probe || o.join) throw new InputError(`--probe-only and ${o.check ? '--check' : o.join ? '--join' : '--no-probe'}: choose one`);
         const { manifest } = readBuilt(o.out);
         const probe = await probeWorldEncoder(o.out, manifest.recipe, o.probeWorld, log, ceiling);
         writeJsonAtomic(manifestPath(o.out), { ...manifest, probe });

@@ -90,6 +90,7 @@ describe('build-encoder --probe-only', () => {
     expect(twice.status).toBe(2);
     expect(twice.stderr).toContain('two models of jepa seed 3');
     expect(cli('world', 'build-encoder', '--join', ...models, '--out', out, '--check').stderr).toContain('--join and --check: choose one');
+    expect(cli('world', 'build-encoder', '--join', ...models, '--out', out, '--probe-only').stderr).toContain('--probe-only and --join: choose one');
   }, 300_000);
   it('--recipe: a recipe file is checked before anything trains, and --check rebuilds only the manifest\'s recipe', () => {
     const dir = mkdtempSync(join(home, 'recipe-'));
