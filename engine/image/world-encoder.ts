@@ -247,6 +247,11 @@ export function lossCurve(losses: readonly number[], every = LOSS_WINDOW): [numb
 }
 
 export type BuiltEncoder = { bytes: Uint8Array; sha256: string; manifest: Omit<WorldEncoderManifest, 'probe' | 'file'> };
+// A built model with its manifest, whose sha256 and size are the bytes' own (set here once, for every way of building).
+const built = (bytes: Uint8Array, manifest: Omit<BuiltEncoder['manifest'], 'sha256' | 'bytes'>): BuiltEncoder => {
+  const digest = sha256(bytes);
+  return { bytes, sha256: digest, manifest: { sha256: digest, bytes: bytes.length, ...manifest } };
+};
 
 // the build log's words for what object renders keep
 const KEEP_WORDS: Record<ObjectKeep, string> = { object: '', shape: ' keeping the shape only', 'shape-colour': ' keeping shape and colour', 'shape-colour-size': ' keeping shape, colour and size' };
@@ -290,32 +295,25 @@ export async function buildWorldEncoder(recipe: WorldEncoderRecipe = WORLD_ENCOD
   const f = first as ImageStep | null, l = last as ImageStep | null;
   if (!f || !l) throw new Error('world encoder: no training steps ran');
   const load1 = loadavg();
-  const digest = sha256(bytes);
-  return {
-    bytes,
-    sha256: digest,
-    manifest: {
-      sha256: digest,
-      bytes: bytes.length,
-      recipe,
-      onnx: { input: 'pixel_values', outputs: ['last_hidden_state', 'pooler_output'], embedding: 'pooler_output', layerNormEps: 1e-5, gelu: 'tanh' },
-      tfjs: tf.version.tfjs,
-      backend: `${backend.package} (${backend.threads} thread)`,
-      loss: { first: f.loss, last: l.loss, lastInv: l.inv, lastSigreg: l.sigreg, ...(l.objectNce !== undefined && { lastObjectNce: l.objectNce }), curve: lossCurve(losses) },
-      parity,
-      ...(fitted && {
-        pooler: { baseSha256: sha256(fitted.base), eigenvalues: [fitted.eigenvalues[0], fitted.eigenvalues[fitted.eigenvalues.length - 1]], seconds: (performance.now() - tHead) / 1000 },
-      }),
-      build: {
-        seconds: (performance.now() - t0) / 1000,
-        secondsPerStep: trainSeconds / recipe.jepa.steps,
-        loadavg: [load0[0], load1[0]], // 1-min load at start and end: the machine is shared
-        cpus: cpus().length,
-        node: process.version,
-        at: new Date().toISOString(),
-      },
+  return built(bytes, {
+    recipe,
+    onnx: { input: 'pixel_values', outputs: ['last_hidden_state', 'pooler_output'], embedding: 'pooler_output', layerNormEps: 1e-5, gelu: 'tanh' },
+    tfjs: tf.version.tfjs,
+    backend: `${backend.package} (${backend.threads} thread)`,
+    loss: { first: f.loss, last: l.loss, lastInv: l.inv, lastSigreg: l.sigreg, ...(l.objectNce !== undefined && { lastObjectNce: l.objectNce }), curve: lossCurve(losses) },
+    parity,
+    ...(fitted && {
+      pooler: { baseSha256: sha256(fitted.base), eigenvalues: [fitted.eigenvalues[0], fitted.eigenvalues[fitted.eigenvalues.length - 1]], seconds: (performance.now() - tHead) / 1000 },
+    }),
+    build: {
+      seconds: (performance.now() - t0) / 1000,
+      secondsPerStep: trainSeconds / recipe.jepa.steps,
+      loadavg: [load0[0], load1[0]], // 1-min load at start and end: the machine is shared
+      cpus: cpus().length,
+      node: process.version,
+      at: new Date().toISOString(),
     },
-  };
+  });
 }
 
 // The weights of each of the `members` ViTs in a model buildVitOnnx wrote: its initializers, by the names it gave them
@@ -387,27 +385,20 @@ async function joinMembers(recipe: WorldEncoderRecipe, members: readonly Member[
   const { bytes, eigenvalues, parity } = await withHeadOn(base, shape, weights, await firstSceneImages(recipe.world), pooler);
   log(`pooler: ${describePooler(pooler)} over ${members.length} members' tokens, fitted in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   const m0 = members[0].manifest;
-  const digest = sha256(bytes);
   const load = loadavg()[0];
-  return {
-    bytes,
-    sha256: digest,
-    manifest: {
-      sha256: digest,
-      bytes: bytes.length,
+  return built(bytes, {
       recipe,
-      onnx: m0.onnx,
-      tfjs: m0.tfjs,
-      backend: m0.backend,
-      loss: m0.loss,
-      parity: { images: m0.parity.images, maxAbsDiffPooler: parity, maxAbsDiffTokens: Math.max(...members.map((m) => m.manifest.parity.maxAbsDiffTokens)) },
-      pooler: { baseSha256: sha256(base), eigenvalues: [eigenvalues[0], eigenvalues[eigenvalues.length - 1]], seconds: (performance.now() - t0) / 1000 },
-      build: { seconds: (performance.now() - t0) / 1000, secondsPerStep: mean(members.map((m) => m.manifest.build.secondsPerStep)), loadavg: [load, load], cpus: cpus().length, node: process.version, at: new Date().toISOString() },
-      members: members.map(({ manifest: m }, k) => ({
-        seed: recipe.members![k], sha256: m.pooler?.baseSha256 ?? m.sha256, loss: { first: m.loss.first, last: m.loss.last, curve: m.loss.curve }, seconds: m.build.seconds, secondsPerStep: m.build.secondsPerStep,
-      })),
-    },
-  };
+    onnx: m0.onnx,
+    tfjs: m0.tfjs,
+    backend: m0.backend,
+    loss: m0.loss,
+    parity: { images: m0.parity.images, maxAbsDiffPooler: parity, maxAbsDiffTokens: Math.max(...members.map((m) => m.manifest.parity.maxAbsDiffTokens)) },
+    pooler: { baseSha256: sha256(base), eigenvalues: [eigenvalues[0], eigenvalues[eigenvalues.length - 1]], seconds: (performance.now() - t0) / 1000 },
+    build: { seconds: (performance.now() - t0) / 1000, secondsPerStep: mean(members.map((m) => m.manifest.build.secondsPerStep)), loadavg: [load, load], cpus: cpus().length, node: process.version, at: new Date().toISOString() },
+    members: members.map(({ manifest: m }, k) => ({
+      seed: recipe.members![k], sha256: m.pooler?.baseSha256 ?? m.sha256, loss: { first: m.loss.first, last: m.loss.last, curve: m.loss.curve }, seconds: m.build.seconds, secondsPerStep: m.build.secondsPerStep,
+    })),
+  });
 }
 
 /** An ensemble from world encoders already built (one ViT each, of one recipe at distinct jepa seeds: on other
@@ -442,21 +433,14 @@ export async function repoolWorldEncoder(bytes: Uint8Array, manifest: WorldEncod
   const want = manifest.pooler?.baseSha256 ?? manifest.sha256;
   if (sha256(base) !== want) throw new InputError(`${source}: its ViT rebuilds to sha256 ${sha256(base).slice(0, 16)}…, not the manifest's base ${want.slice(0, 16)}…`);
   const { bytes: out, eigenvalues, parity } = await withHeadOn(base, shape, weights, await firstSceneImages(manifest.recipe.world), pooler);
-  const digest = sha256(out);
-  const { file: _file, probe: _probe, ...rest } = manifest;
-  return {
-    bytes: out,
-    sha256: digest,
-    manifest: {
+  const { file: _file, probe: _probe, sha256: _sha256, bytes: _bytes, ...rest } = manifest;
+  return built(out, {
       ...rest,
-      sha256: digest,
-      bytes: out.length,
       recipe: { ...manifest.recipe, pooler },
-      parity: { ...manifest.parity, maxAbsDiffPooler: parity },
-      pooler: { baseSha256: want, eigenvalues: [eigenvalues[0], eigenvalues[eigenvalues.length - 1]], seconds: (performance.now() - t0) / 1000 },
-      repooled: { from: manifest.sha256, at: new Date().toISOString() },
-    },
-  };
+    parity: { ...manifest.parity, maxAbsDiffPooler: parity },
+    pooler: { baseSha256: want, eigenvalues: [eigenvalues[0], eigenvalues[eigenvalues.length - 1]], seconds: (performance.now() - t0) / 1000 },
+    repooled: { from: manifest.sha256, at: new Date().toISOString() },
+  });
 }
 
 export type ProbeTable = NonNullable<WorldEncoderManifest['probe']>;
