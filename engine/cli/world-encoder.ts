@@ -42,7 +42,7 @@ export function registerWorldEncoder(program: Command): void {
     .option('--no-probe', 'skip the attribute probes on a held-out world')
     .option('--probe-only', 'no training: probe the model at --out (probes + ceiling) and rewrite the probe section of its manifest')
     .option('--repool <pooler.json>', 'no training: refit the read-out of the model at --out with this pooler recipe ({ grid, dims, scenes }), rewrite model and manifest, probe; the bytes a full build with that pooler gives')
-    .option('--join <file.onnx...>', 'no training: join world encoders built from one recipe at distinct jepa seeds (each with its manifest) into an ensemble at --out, their read-out fitted over the joint tokens; the bytes a full build of the recipe with those members gives')
+    .option('--join <file.onnx...>', 'no training: join world encoders built from one recipe at distinct jepa seeds (each with its manifest; an ensemble joins as its members, so it grows by new draws) into an ensemble at --out, their read-out fitted over the joint tokens; the bytes a full build of the recipe with all those members gives')
     .option('--probe-world <dir>', 'held-out world folder for the probes and the ceiling (default: the experiments\' default world, seed 0, 5000/1014/1000, generated)')
     .option('--json', 'print one JSON document')
     .action(async (raw: unknown) => {

@@ -347,7 +347,7 @@ async function buildEnsemble(recipe: WorldEncoderRecipe, hooks: BuildHooks): Pro
   log(`an ensemble of ${seeds.length} ViTs (jepa seeds ${seeds.join(', ')}), each training in its own process, on ${cpus().length} cores`);
   const cmd = entryCommand(import.meta.url, 'encoder-member.ts', 'encoder-member.js');
   const stop = new AbortController();
-  const members = await Promise.all(seeds.map(async (seed) => {
+  const builds = await Promise.all(seeds.map(async (seed) => {
     try {
       const m = MemberBuild.parse(await callChild(cmd, memberRecipe(recipe, seed), `world-encoder member ${seed}`, { onLine: (line) => log(`member ${seed}: ${line}`), signal: stop.signal }));
       return { bytes: Buffer.from(m.bytes, 'base64'), manifest: m.manifest, source: `world-encoder member ${seed}` };
@@ -356,8 +356,8 @@ async function buildEnsemble(recipe: WorldEncoderRecipe, hooks: BuildHooks): Pro
       throw err;
     }
   }));
-  const joined = await joinMembers(recipe, members, log);
-  const m0 = members[0].manifest;
+  const joined = await joinMembers(recipe, builds.flatMap(membersOf), log);
+  const m0 = builds[0].manifest;
   return {
     ...joined,
     manifest: {
@@ -368,56 +368,69 @@ async function buildEnsemble(recipe: WorldEncoderRecipe, hooks: BuildHooks): Pro
   };
 }
 
-type Member = { bytes: Uint8Array; manifest: Omit<WorldEncoderManifest, 'file' | 'probe'>; source: string };
+type Built = { bytes: Uint8Array; manifest: Omit<WorldEncoderManifest, 'file' | 'probe'>; source: string };
+// One trained ViT as a join takes it: its weights, its build's record (the manifest's `members` row) and the model it
+// came from (whose onnx, tfjs, backend and parity the join keeps).
+type Member = { weights: VitWeights; record: NonNullable<WorldEncoderManifest['members']>[number]; from: Built };
 
-// Members' ViTs (their weights read back from their graphs, one ViT each, with or without a read-out) in one graph, and
-// `recipe.pooler` fitted on their joint tokens. build: this join's own time (the members' are in `members`).
+// The ViTs of a built model: a one-ViT build's one, or each member of an ensemble with its recorded build.
+function membersOf(b: Built): Member[] {
+  const cfg = vitOnnxConfig(b.manifest.recipe.jepa.vit as ViTShape);
+  const m = b.manifest;
+  if (!m.recipe.members) {
+    const record = { seed: m.recipe.jepa.seed, sha256: m.pooler?.baseSha256 ?? m.sha256, loss: { first: m.loss.first, last: m.loss.last, curve: m.loss.curve }, seconds: m.build.seconds, secondsPerStep: m.build.secondsPerStep };
+    return [{ weights: onnxVitWeights(b.bytes, cfg, b.source)[0], record, from: b }];
+  }
+  if (m.members?.length !== m.recipe.members.length) throw new InputError(`${b.source}: an ensemble of ${m.recipe.members.length} without a build record for each member`);
+  return onnxVitWeights(b.bytes, cfg, b.source, m.members.length).map((weights, k) => ({ weights, record: m.members![k], from: b }));
+}
+
+// Members' ViTs (weights read back from their graphs) in one graph, and `recipe.pooler` fitted on their joint tokens.
+// build: this join's own time (the members' are in `members`).
 async function joinMembers(recipe: WorldEncoderRecipe, members: readonly Member[], log: (t: string) => void): Promise<BuiltEncoder> {
   const t0 = performance.now();
   const pooler = recipe.pooler!;
   const shape = recipe.jepa.vit as ViTShape, cfg = vitOnnxConfig(shape);
-  const weights = members.map((m) => onnxVitWeights(m.bytes, cfg, m.source)[0]);
-  weights.forEach((w, k) => {
-    const own = sha256(buildVitOnnx(cfg, w)), want = members[k].manifest.pooler?.baseSha256 ?? members[k].manifest.sha256;
-    if (own !== want) throw new InputError(`${members[k].source}: its ViT rebuilds to sha256 ${own.slice(0, 16)}…, not its manifest's ${want.slice(0, 16)}…`);
-  });
+  for (const { weights, record, from } of members) {
+    const own = sha256(buildVitOnnx(cfg, weights));
+    if (own !== record.sha256) throw new InputError(`${from.source}: its ViT${from.manifest.recipe.members ? ` of seed ${record.seed}` : ''} rebuilds to sha256 ${own.slice(0, 16)}…, not its manifest's ${record.sha256.slice(0, 16)}…`);
+  }
+  const weights = members.map((m) => m.weights);
   const base = buildVitOnnx(cfg, weights);
   const { bytes, eigenvalues, parity } = await withHeadOn(base, shape, weights, await firstSceneImages(recipe.world), pooler);
   log(`pooler: ${describePooler(pooler)} over ${members.length} members' tokens, fitted in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-  const m0 = members[0].manifest;
+  const m0 = members[0].from.manifest;
   const load = loadavg()[0];
   return built(bytes, {
-      recipe,
+    recipe,
     onnx: m0.onnx,
     tfjs: m0.tfjs,
     backend: m0.backend,
     loss: m0.loss,
-    parity: { images: m0.parity.images, maxAbsDiffPooler: parity, maxAbsDiffTokens: Math.max(...members.map((m) => m.manifest.parity.maxAbsDiffTokens)) },
+    parity: { images: m0.parity.images, maxAbsDiffPooler: parity, maxAbsDiffTokens: Math.max(...members.map((m) => m.from.manifest.parity.maxAbsDiffTokens)) },
     pooler: { baseSha256: sha256(base), eigenvalues: [eigenvalues[0], eigenvalues[eigenvalues.length - 1]], seconds: (performance.now() - t0) / 1000 },
-    build: { seconds: (performance.now() - t0) / 1000, secondsPerStep: mean(members.map((m) => m.manifest.build.secondsPerStep)), loadavg: [load, load], cpus: cpus().length, node: process.version, at: new Date().toISOString() },
-    members: members.map(({ manifest: m }, k) => ({
-      seed: recipe.members![k], sha256: m.pooler?.baseSha256 ?? m.sha256, loss: { first: m.loss.first, last: m.loss.last, curve: m.loss.curve }, seconds: m.build.seconds, secondsPerStep: m.build.secondsPerStep,
-    })),
+    build: { seconds: (performance.now() - t0) / 1000, secondsPerStep: mean(members.map((m) => m.record.secondsPerStep)), loadavg: [load, load], cpus: cpus().length, node: process.version, at: new Date().toISOString() },
+    members: members.map((m) => m.record),
   });
 }
 
-/** An ensemble from world encoders already built (one ViT each, of one recipe at distinct jepa seeds: on other
- *  machines, or as Slurm jobs), with `pooler` (default: theirs) fitted on their joint tokens: the bytes a build of the
- *  recipe with `members` gives, without training. Refused unless each model rebuilds to its manifest's ViT. */
+/** An ensemble from world encoders already built (of one recipe at distinct jepa seeds: one-ViT builds made on other
+ *  machines or as Slurm jobs, or ensembles, whose members join as they are, so an ensemble grows without training its
+ *  members again), with `pooler` (default: the first's) fitted on their joint tokens: the bytes a build of the recipe
+ *  with all those `members` gives, without training. Refused unless each ViT rebuilds to its manifest's record. */
 export async function joinWorldEncoders(built: readonly { bytes: Uint8Array; manifest: WorldEncoderManifest; source: string }[], pooler?: PoolerRecipe, log: (t: string) => void = () => {}): Promise<BuiltEncoder> {
-  if (built.length < 2) throw new InputError(`join: ${built.length} model${built.length === 1 ? '' : 's'}; an ensemble needs at least 2`);
-  const one = built.find((b) => b.manifest.recipe.members);
-  if (one) throw new InputError(`${one.source}: already an ensemble (members ${one.manifest.recipe.members!.join(', ')}); join one-ViT builds`);
-  const r0 = built[0].manifest.recipe;
+  const r0 = built[0]?.manifest.recipe;
   const same = (r: WorldEncoderRecipe) => JSON.stringify(memberRecipe(r, 0)) === JSON.stringify(memberRecipe(r0, 0));
   const odd = built.find((b) => !same(b.manifest.recipe));
   if (odd) throw new InputError(`${odd.source}: its recipe differs from ${built[0].source}'s in more than jepa.seed; an ensemble's members share one recipe`);
-  const seeds = built.map((b) => b.manifest.recipe.jepa.seed);
+  const members = built.flatMap(membersOf);
+  if (members.length < 2) throw new InputError(`join: ${members.length} ViT${members.length === 1 ? '' : 's'}; an ensemble needs at least 2`);
+  const seeds = members.map((m) => m.record.seed);
   const twice = seeds.find((x, i) => seeds.indexOf(x) !== i);
-  if (twice !== undefined) throw new InputError(`join: two models of jepa seed ${twice}; an ensemble's members are distinct draws`);
+  if (twice !== undefined) throw new InputError(`join: two ViTs of jepa seed ${twice}; an ensemble's members are distinct draws`);
   const read = pooler ?? r0.pooler;
   if (!read) throw new InputError(`join: ${built[0].source} has no read-out to fit over the members; give a pooler recipe`);
-  const joined = await joinMembers(WorldEncoderRecipe.parse({ ...r0, pooler: read, members: seeds }), built, log);
+  const joined = await joinMembers(WorldEncoderRecipe.parse({ ...r0, pooler: read, members: seeds }), members, log);
   return { ...joined, manifest: { ...joined.manifest, joined: { from: built.map((b) => b.manifest.sha256), at: new Date().toISOString() } } };
 }
 

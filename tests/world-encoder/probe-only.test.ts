@@ -88,7 +88,7 @@ describe('build-encoder --probe-only', () => {
     expect(JSON.parse(check.stdout.trim().split('\n').pop()!)).toMatchObject({ same: true, shipped: m.sha256 });
     const twice = cli('world', 'build-encoder', '--join', models[0], models[0], '--out', join(dir, 'twice.onnx'), '--no-probe');
     expect(twice.status).toBe(2);
-    expect(twice.stderr).toContain('two models of jepa seed 3');
+    expect(twice.stderr).toContain('two ViTs of jepa seed 3');
     expect(cli('world', 'build-encoder', '--join', ...models, '--out', out, '--check').stderr).toContain('--join and --check: choose one');
     expect(cli('world', 'build-encoder', '--join', ...models, '--out', out, '--probe-only').stderr).toContain('--probe-only and --join: choose one');
   }, 300_000);

@@ -127,11 +127,22 @@ describe('world encoder build', () => {
     expect(join.manifest.joined!.from).toEqual(solo.map((x) => x.sha256));
     expect(join.manifest.members).toEqual(a.manifest.members!.map((m) => ({ ...m, seconds: expect.any(Number), secondsPerStep: expect.any(Number) })));
     await expect(joinWorldEncoders(solo.map(file))).rejects.toThrow(/m0\.onnx has no read-out to fit/);
-    await expect(joinWorldEncoders([file(solo[0], 0), file(solo[0], 1)], pooled.pooler)).rejects.toThrow(/two models of jepa seed 5/);
+    await expect(joinWorldEncoders([file(solo[0], 0), file(solo[0], 1)], pooled.pooler)).rejects.toThrow(/two ViTs of jepa seed 5/);
     const deeper = await buildWorldEncoder({ ...world, jepa: { ...world.jepa, seed: 9, steps: 2 } });
     await expect(joinWorldEncoders([file(solo[0], 0), file(deeper, 1)], pooled.pooler)).rejects.toThrow(/m1\.onnx: its recipe differs from m0\.onnx's in more than jepa.seed/);
     await expect(joinWorldEncoders([file(solo[0], 0), { ...file(solo[1], 1), bytes: solo[0].bytes }], pooled.pooler)).rejects.toThrow(/m1\.onnx: its ViT rebuilds to sha256 \w+…, not its manifest's/);
-    await expect(joinWorldEncoders([file(a, 0), file(solo[1], 1)])).rejects.toThrow(/m0\.onnx: already an ensemble \(members 5, 9\)/);
+    // an ensemble joins as its members: grown by a third draw, the bytes of the three one-ViT builds joined
+    const third = await buildWorldEncoder({ ...world, jepa: { ...world.jepa, seed: 3 } });
+    const grown = await joinWorldEncoders([file(a, 0), file(third, 1)]);
+    const three = await joinWorldEncoders([...solo, third].map(file), pooled.pooler);
+    expect(grown.sha256).toBe(three.sha256);
+    expect(grown.manifest.recipe.members).toEqual([5, 9, 3]);
+    expect(grown.manifest.members!.map((m) => [m.seed, m.sha256])).toEqual(three.manifest.members!.map((m) => [m.seed, m.sha256]));
+    expect(grown.manifest.joined!.from).toEqual([a.sha256, third.sha256]);
+    await expect(joinWorldEncoders([file(a, 0), file(solo[1], 1)])).rejects.toThrow(/two ViTs of jepa seed 9/);
+    const forged = file(a, 0);
+    forged.manifest.members = a.manifest.members!.map((m, k) => (k === 1 ? { ...m, sha256: solo[0].sha256 } : m));
+    await expect(joinWorldEncoders([forged, file(third, 1)])).rejects.toThrow(/m0\.onnx: its ViT of seed 9 rebuilds to sha256 \w+…, not its manifest's/);
     // the recipe: distinct seeds, the first jepa.seed, and a read-out to join them
     expect(WorldEncoderRecipe.safeParse({ ...r, members: [9, 5] }).error?.issues[0].message).toMatch(/the first jepa.seed/);
     expect(WorldEncoderRecipe.safeParse({ ...r, members: [5, 5] }).success).toBe(false);
