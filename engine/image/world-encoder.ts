@@ -368,17 +368,19 @@ async function buildEnsemble(recipe: WorldEncoderRecipe, hooks: BuildHooks): Pro
   };
 }
 
-type Built = { bytes: Uint8Array; manifest: Omit<WorldEncoderManifest, 'file' | 'probe'>; source: string };
+// The hash of a built model's ViT alone (its CLS graph): the file's own, or with a read-out the base it was fitted on.
+const vitSha256 = (m: Pick<WorldEncoderManifest, 'sha256' | 'pooler'>): string => m.pooler?.baseSha256 ?? m.sha256;
+type ModelFile = { bytes: Uint8Array; manifest: Omit<WorldEncoderManifest, 'file' | 'probe'>; source: string };
 // One trained ViT as a join takes it: its weights, its build's record (the manifest's `members` row) and the model it
 // came from (whose onnx, tfjs, backend and parity the join keeps).
-type Member = { weights: VitWeights; record: NonNullable<WorldEncoderManifest['members']>[number]; from: Built };
+type Member = { weights: VitWeights; record: NonNullable<WorldEncoderManifest['members']>[number]; from: ModelFile };
 
 // The ViTs of a built model: a one-ViT build's one, or each member of an ensemble with its recorded build.
-function membersOf(b: Built): Member[] {
+function membersOf(b: ModelFile): Member[] {
   const cfg = vitOnnxConfig(b.manifest.recipe.jepa.vit as ViTShape);
   const m = b.manifest;
   if (!m.recipe.members) {
-    const record = { seed: m.recipe.jepa.seed, sha256: m.pooler?.baseSha256 ?? m.sha256, loss: { first: m.loss.first, last: m.loss.last, curve: m.loss.curve }, seconds: m.build.seconds, secondsPerStep: m.build.secondsPerStep };
+    const record = { seed: m.recipe.jepa.seed, sha256: vitSha256(m), loss: { first: m.loss.first, last: m.loss.last, curve: m.loss.curve }, seconds: m.build.seconds, secondsPerStep: m.build.secondsPerStep };
     return [{ weights: onnxVitWeights(b.bytes, cfg, b.source)[0], record, from: b }];
   }
   if (m.members?.length !== m.recipe.members.length) throw new InputError(`${b.source}: an ensemble of ${m.recipe.members.length} without a build record for each member`);
@@ -418,20 +420,20 @@ async function joinMembers(recipe: WorldEncoderRecipe, members: readonly Member[
  *  machines or as Slurm jobs, or ensembles, whose members join as they are, so an ensemble grows without training its
  *  members again), with `pooler` (default: the first's) fitted on their joint tokens: the bytes a build of the recipe
  *  with all those `members` gives, without training. Refused unless each ViT rebuilds to its manifest's record. */
-export async function joinWorldEncoders(built: readonly { bytes: Uint8Array; manifest: WorldEncoderManifest; source: string }[], pooler?: PoolerRecipe, log: (t: string) => void = () => {}): Promise<BuiltEncoder> {
-  const r0 = built[0]?.manifest.recipe;
+export async function joinWorldEncoders(models: readonly { bytes: Uint8Array; manifest: WorldEncoderManifest; source: string }[], pooler?: PoolerRecipe, log: (t: string) => void = () => {}): Promise<BuiltEncoder> {
+  const r0 = models[0]?.manifest.recipe;
   const same = (r: WorldEncoderRecipe) => JSON.stringify(memberRecipe(r, 0)) === JSON.stringify(memberRecipe(r0, 0));
-  const odd = built.find((b) => !same(b.manifest.recipe));
-  if (odd) throw new InputError(`${odd.source}: its recipe differs from ${built[0].source}'s in more than jepa.seed; an ensemble's members share one recipe`);
-  const members = built.flatMap(membersOf);
+  const odd = models.find((b) => !same(b.manifest.recipe));
+  if (odd) throw new InputError(`${odd.source}: its recipe differs from ${models[0].source}'s in more than jepa.seed; an ensemble's members share one recipe`);
+  const members = models.flatMap(membersOf);
   if (members.length < 2) throw new InputError(`join: ${members.length} ViT${members.length === 1 ? '' : 's'}; an ensemble needs at least 2`);
   const seeds = members.map((m) => m.record.seed);
   const twice = seeds.find((x, i) => seeds.indexOf(x) !== i);
   if (twice !== undefined) throw new InputError(`join: two ViTs of jepa seed ${twice}; an ensemble's members are distinct draws`);
   const read = pooler ?? r0.pooler;
-  if (!read) throw new InputError(`join: ${built[0].source} has no read-out to fit over the members; give a pooler recipe`);
+  if (!read) throw new InputError(`join: ${models[0].source} has no read-out to fit over the members; give a pooler recipe`);
   const joined = await joinMembers(WorldEncoderRecipe.parse({ ...r0, pooler: read, members: seeds }), members, log);
-  return { ...joined, manifest: { ...joined.manifest, joined: { from: built.map((b) => b.manifest.sha256), at: new Date().toISOString() } } };
+  return { ...joined, manifest: { ...joined.manifest, joined: { from: models.map((b) => b.manifest.sha256), at: new Date().toISOString() } } };
 }
 
 /** A new read-out `pooler` for a built world encoder, without training it again: the ViT's weights are read back from
@@ -443,13 +445,13 @@ export async function repoolWorldEncoder(bytes: Uint8Array, manifest: WorldEncod
   const shape = manifest.recipe.jepa.vit as ViTShape, cfg = vitOnnxConfig(shape);
   const weights = onnxVitWeights(bytes, cfg, source, manifest.recipe.members?.length);
   const base = buildVitOnnx(cfg, weights);
-  const want = manifest.pooler?.baseSha256 ?? manifest.sha256;
+  const want = vitSha256(manifest);
   if (sha256(base) !== want) throw new InputError(`${source}: its ViT rebuilds to sha256 ${sha256(base).slice(0, 16)}…, not the manifest's base ${want.slice(0, 16)}…`);
   const { bytes: out, eigenvalues, parity } = await withHeadOn(base, shape, weights, await firstSceneImages(manifest.recipe.world), pooler);
   const { file: _file, probe: _probe, sha256: _sha256, bytes: _bytes, ...rest } = manifest;
   return built(out, {
-      ...rest,
-      recipe: { ...manifest.recipe, pooler },
+    ...rest,
+    recipe: { ...manifest.recipe, pooler },
     parity: { ...manifest.parity, maxAbsDiffPooler: parity },
     pooler: { baseSha256: want, eigenvalues: [eigenvalues[0], eigenvalues[eigenvalues.length - 1]], seconds: (performance.now() - t0) / 1000 },
     repooled: { from: manifest.sha256, at: new Date().toISOString() },
