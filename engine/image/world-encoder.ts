@@ -377,8 +377,7 @@ type Member = { weights: VitWeights; record: NonNullable<WorldEncoderManifest['m
 
 // The ViTs of a built model: a one-ViT build's one, or each member of an ensemble with its recorded build.
 function membersOf(b: ModelFile): Member[] {
-  const cfg = vitOnnxConfig(b.manifest.recipe.jepa.vit as ViTShape);
-  const m = b.manifest;
+  const m = b.manifest, cfg = vitOnnxConfig(m.recipe.jepa.vit as ViTShape);
   if (!m.recipe.members) {
     const record = { seed: m.recipe.jepa.seed, sha256: vitSha256(m), loss: { first: m.loss.first, last: m.loss.last, curve: m.loss.curve }, seconds: m.build.seconds, secondsPerStep: m.build.secondsPerStep };
     return [{ weights: onnxVitWeights(b.bytes, cfg, b.source)[0], record, from: b }];
