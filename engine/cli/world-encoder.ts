@@ -2,7 +2,7 @@
 // into resources/world-encoder.onnx + .json, or with --check rebuild it and compare its hash with the shipped one;
 // --probe-only and --repool work on a built model (probes; a new read-out) and --join on several (an ensemble), without
 // training.
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { Presets, SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
@@ -24,12 +24,18 @@ const Flags = z.object({
   recipe: z.string().optional(),
   probe: z.boolean(), // commander's --no-probe
   probeWorld: z.string().optional(),
+  checkpoints: z.union([z.string().min(1), z.literal(false)]).optional(), // a folder, --no-checkpoints (false), or the default beside --out
+  checkpointEvery: z.coerce.number().int().positive(),
   json: z.boolean().optional(),
 });
 
 // The ceiling's oracle text width: the demo's text side (the cpu preset).
 const CEILING_DIM = PRESETS.cpu.d;
 const manifestPath = (onnx: string) => join(dirname(onnx), `${basename(onnx, '.onnx')}.json`);
+// A build's step checkpoints by default: beside its model (x.onnx: x.checkpoints/), removed once the model is written.
+const checkpointsPath = (onnx: string) => join(dirname(onnx), `${basename(onnx, '.onnx')}.checkpoints`);
+// ~8 min of the shipped recipe on one core (1.9 s/step): what a kill can cost
+const CHECKPOINT_EVERY = 250;
 
 export function registerWorldEncoder(program: Command): void {
   const world = program.commands.find((c) => c.name() === 'world') ?? program.command('world').description('the procedural world');
@@ -43,6 +49,9 @@ export function registerWorldEncoder(program: Command): void {
     .option('--probe-only', 'no training: probe the model at --out (probes + ceiling) and rewrite the probe section of its manifest')
     .option('--repool <pooler.json>', 'no training: refit the read-out of the model at --out with this pooler recipe ({ grid, dims, scenes }), rewrite model and manifest, probe; the bytes a full build with that pooler gives')
     .option('--join <file.onnx...>', 'no training: join world encoders built from one recipe at distinct jepa seeds (each with its manifest; an ensemble joins as its members, so it grows by new draws) into an ensemble at --out, their read-out fitted over the joint tokens; the bytes a full build of the recipe with all those members gives')
+    .option('--checkpoints <dir>', 'keep step checkpoints here, and go on from the newest one a killed build of the same recipe left (default: <out>.checkpoints beside the model; removed once it is written)')
+    .option('--no-checkpoints', 'train without step checkpoints (as --check does: a rebuild from scratch)')
+    .option('--checkpoint-every <steps>', 'steps between checkpoints', String(CHECKPOINT_EVERY))
     .option('--probe-world <dir>', 'held-out world folder for the probes and the ceiling (default: the experiments\' default world, seed 0, 5000/1014/1000, generated)')
     .option('--json', 'print one JSON document')
     .action(async (raw: unknown) => {
@@ -85,13 +94,14 @@ export function registerWorldEncoder(program: Command): void {
       const steps = recipe.jepa.steps;
       // an ensemble's members log their own windows (one bar cannot show them side by side)
       const bar = !o.json && process.stderr.isTTY && !recipe.members ? new SingleBar({ format: 'world encoder [{bar}] {value}/{total} steps  loss {loss}', hideCursor: true }, Presets.shades_classic) : null;
+      const ckpt = o.check || o.checkpoints === false ? undefined : { dir: o.checkpoints ?? checkpointsPath(o.out), every: o.checkpointEvery };
       bar?.start(steps, 0, { loss: '-' });
       const built = await buildWorldEncoder(recipe, {
         onStep: (s) => bar?.update(s.step + 1, { loss: s.loss.toFixed(4) }),
         // no bar (a log file, nohup): a line per loss window, so a plateau shows while the build runs
         onWindow: bar || o.json ? undefined : (step, mean, window) => log(`step ${step}/${steps}: loss ${mean.toFixed(4)} (mean of the last ${window})`),
         log,
-      });
+      }, ckpt);
       bar?.stop();
       if (shipped) {
         const same = shipped.sha256 === built.sha256;
@@ -102,6 +112,7 @@ export function registerWorldEncoder(program: Command): void {
         return;
       }
       await write(built);
+      if (ckpt) rmSync(ckpt.dir, { recursive: true, force: true }); // the model and its manifest are on disk
     });
 }
 

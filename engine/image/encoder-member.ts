@@ -1,15 +1,16 @@
 // The process that builds one member of an ensemble world encoder (world-encoder.ts, buildEnsemble): the one-ViT recipe
-// in, its CLS graph (base64) and build manifest out; its progress lines on stderr, as `prh world build-encoder` logs.
+// (and where its checkpoints go) in, its CLS graph (base64) and build manifest out; its progress lines on stderr, as
+// `prh world build-encoder` logs.
 import { answerParent } from '../child';
-import { WorldEncoderRecipe, buildWorldEncoder } from './world-encoder';
+import { MemberInput, buildWorldEncoder } from './world-encoder';
 
 // a member outlives a killed build by an hour of training unless it notices: its parent gone, it stops
 const parent = process.ppid;
 setInterval(() => process.ppid !== parent && process.exit(1), 5_000).unref();
 
 await answerParent(async (input: unknown) => {
-  const recipe = WorldEncoderRecipe.parse(input);
+  const { recipe, checkpoints } = MemberInput.parse(input);
   const log = (t: string) => process.stderr.write(`${t}\n`);
-  const built = await buildWorldEncoder(recipe, { log, onWindow: (step, mean, window) => log(`step ${step}/${recipe.jepa.steps}: loss ${mean.toFixed(4)} (mean of the last ${window})`) });
+  const built = await buildWorldEncoder(recipe, { log, onWindow: (step, mean, window) => log(`step ${step}/${recipe.jepa.steps}: loss ${mean.toFixed(4)} (mean of the last ${window})`) }, checkpoints);
   return { bytes: Buffer.from(built.bytes).toString('base64'), manifest: built.manifest };
 });

@@ -11,6 +11,6 @@ export { Device, type Session, type SessionDevice, type SessionOptions, cudaProv
 export { ImageSpec, Pool, Preset, type SpecOverrides, detectPreset, isDinov2Layout, resolveSpec, specOverrides } from './spec';
 export { PoolerRecipe, applyPooler, describePooler, fitPooler, fitWhitening, pooledFeatures, regionPool } from './whitened-pooler';
 export {
-  WORLD_ENCODER_RECIPE, WorldEncoderManifest, WorldEncoderRecipe, type BuildHooks, type BuiltEncoder, type CeilingOf, type ProbeTable, buildWorldEncoder,
+  WORLD_ENCODER_RECIPE, WorldEncoderManifest, WorldEncoderRecipe, type BuildCheckpoints, type BuildHooks, type BuiltEncoder, type CeilingOf, type ProbeTable, buildWorldEncoder,
   fitVitPooler, joinWorldEncoders, lossCurve, onnxParity, probeWorldEncoder, readWorldEncoderManifest, repoolWorldEncoder, worldImages,
 } from './world-encoder';

@@ -114,7 +114,9 @@ export const WorldEncoderManifest = z.object({
   // with recipe.pooler: the CLS-pooler graph's hash (same training, same bytes as a build without the pooler), the
   // kept eigenvalues (largest, smallest) and the fit's seconds
   pooler: z.object({ baseSha256: z.string(), eigenvalues: z.array(z.number()), seconds: z.number() }).optional(),
-  build: z.object({ seconds: z.number(), secondsPerStep: z.number(), loadavg: z.array(z.number()), cpus: z.number(), node: z.string(), at: z.string() }),
+  // seconds: wall time (a build resumed from checkpoints: this session's + the training before it); resumed: the steps
+  // at which sessions after the first took it up
+  build: z.object({ seconds: z.number(), secondsPerStep: z.number(), loadavg: z.array(z.number()), cpus: z.number(), node: z.string(), at: z.string(), resumed: z.array(z.number().int().positive()).optional() }),
   // a read-out refitted on a built model (repoolWorldEncoder): `from` the model it was (sha256); build, loss and
   // parity.maxAbsDiffTokens are that build's, parity.maxAbsDiffPooler the head against the JS head on ONNX tokens
   repooled: z.object({ from: z.string().regex(/^[0-9a-f]{64}$/), at: z.string() }).optional(),
@@ -256,8 +258,14 @@ const built = (bytes: Uint8Array, manifest: Omit<BuiltEncoder['manifest'], 'sha2
 // the build log's words for what object renders keep
 const KEEP_WORDS: Record<ObjectKeep, string> = { object: '', shape: ' keeping the shape only', 'shape-colour': ' keeping shape and colour', 'shape-colour-size': ' keeping shape, colour and size' };
 
-export async function buildWorldEncoder(recipe: WorldEncoderRecipe = WORLD_ENCODER_RECIPE, hooks: BuildHooks = {}): Promise<BuiltEncoder> {
-  if (recipe.members) return buildEnsemble(recipe, hooks);
+// Where a build keeps its step checkpoints (an ensemble: member-<seed>/ in it, one per member) and every how many steps.
+export const BuildCheckpoints = z.object({ dir: z.string().min(1), every: z.number().int().positive() });
+export type BuildCheckpoints = z.infer<typeof BuildCheckpoints>;
+
+// With checkpoints a killed build started again goes on from its newest checkpoint, to the same bytes; the folder is
+// the caller's to remove once the model is written.
+export async function buildWorldEncoder(recipe: WorldEncoderRecipe = WORLD_ENCODER_RECIPE, hooks: BuildHooks = {}, checkpoints?: BuildCheckpoints): Promise<BuiltEncoder> {
+  if (recipe.members) return buildEnsemble(recipe, hooks, checkpoints);
   const t0 = performance.now();
   const load0 = loadavg();
   const backend = await initBackend('wasm');
@@ -271,20 +279,30 @@ export async function buildWorldEncoder(recipe: WorldEncoderRecipe = WORLD_ENCOD
   const o = recipe.jepa.objects;
   const views = (pool ? `renders of ${w.renders}` : 'crops') + (objects && o ? `; + ${o.views} views of ${o.batch ?? recipe.jepa.batch} of ${objects.n} objects drawn alone (renders of ${objects.renders}${KEEP_WORDS[w.objectKeep ?? 'object']}; ${o.loss === 'infonce' ? 'InfoNCE' : 'LeJEPA'}${o.draw === 'distinct-kinds' ? ', distinct kinds a step' : ''}${o.aloneSteps ? `, alone for the first ${o.aloneSteps} steps` : ''})` : '');
   log(`${images.n} world scenes (seed ${w.seed}) rendered in ${((performance.now() - t0) / 1000).toFixed(1)} s; training ${recipe.jepa.steps} steps of ${recipe.jepa.batch} images x ${recipe.jepa.V} views (${views}) on ${backend.name}`);
-  let first: ImageStep | null = null, last: ImageStep | null = null;
-  const losses: number[] = [];
+  let first: number | null = null, last: ImageStep | null = null, before = 0, resumed: number[] = [];
+  let losses: number[] = [];
   const tTrain = performance.now();
+  // the training images and views are the world's and the jepa's: a checkpoint of those two goes on, the pooler aside
+  const key = JSON.stringify({ world: recipe.world, jepa: recipe.jepa });
   const params = await trainImageJepa(recipe.jepa, { ...(pool ? { pool, noise: recipe.jepa.views.noise } : images), objects }, {
+    onResume: (h) => {
+      losses = [...h.losses]; // a copy: the trainer goes on appending to its own
+      first = losses[0];
+      last = h.last;
+      before = h.seconds;
+      resumed = h.resumed;
+      log(`resumed from ${checkpoints!.dir} at step ${h.step}/${recipe.jepa.steps} (loss ${h.last.loss.toFixed(4)}; ${(h.seconds / 60).toFixed(0)} min of training before)`);
+    },
     onStep: (s) => {
-      first ??= s;
+      first ??= s.loss;
       last = s;
       losses.push(s.loss);
       hooks.onStep?.(s);
       const window = (losses.length - 1) % LOSS_WINDOW + 1; // steps in the current window so far
       if (hooks.onWindow && (window === LOSS_WINDOW || losses.length === recipe.jepa.steps)) hooks.onWindow(losses.length, mean(losses.slice(-window)), window);
     },
-  });
-  const trainSeconds = (performance.now() - tTrain) / 1000;
+  }, checkpoints && { ...checkpoints, key });
+  const trainSeconds = before + (performance.now() - tTrain) / 1000;
   const shape = recipe.jepa.vit as ViTShape;
   const tHead = performance.now();
   const fitted = recipe.pooler ? await fitVitPooler(shape, params, images, recipe.pooler) : null;
@@ -292,26 +310,27 @@ export async function buildWorldEncoder(recipe: WorldEncoderRecipe = WORLD_ENCOD
   const bytes = await exportVitOnnx(shape, params, fitted?.head);
   const parity = await onnxParity(bytes, shape, params, normalised(images, [0, 1, 2, 3, 4, 5, 6, 7]), 8, fitted?.head);
   tf.dispose([...params.values()]);
-  const f = first as ImageStep | null, l = last as ImageStep | null;
-  if (!f || !l) throw new Error('world encoder: no training steps ran');
+  const f = first as number | null, l = last as ImageStep | null;
+  if (f === null || !l) throw new Error('world encoder: no training steps ran');
   const load1 = loadavg();
   return built(bytes, {
     recipe,
     onnx: { input: 'pixel_values', outputs: ['last_hidden_state', 'pooler_output'], embedding: 'pooler_output', layerNormEps: 1e-5, gelu: 'tanh' },
     tfjs: tf.version.tfjs,
     backend: `${backend.package} (${backend.threads} thread)`,
-    loss: { first: f.loss, last: l.loss, lastInv: l.inv, lastSigreg: l.sigreg, ...(l.objectNce !== undefined && { lastObjectNce: l.objectNce }), curve: lossCurve(losses) },
+    loss: { first: f, last: l.loss, lastInv: l.inv, lastSigreg: l.sigreg, ...(l.objectNce !== undefined && { lastObjectNce: l.objectNce }), curve: lossCurve(losses) },
     parity,
     ...(fitted && {
       pooler: { baseSha256: sha256(fitted.base), eigenvalues: [fitted.eigenvalues[0], fitted.eigenvalues[fitted.eigenvalues.length - 1]], seconds: (performance.now() - tHead) / 1000 },
     }),
     build: {
-      seconds: (performance.now() - t0) / 1000,
+      seconds: before + (performance.now() - t0) / 1000,
       secondsPerStep: trainSeconds / recipe.jepa.steps,
       loadavg: [load0[0], load1[0]], // 1-min load at start and end: the machine is shared
       cpus: cpus().length,
       node: process.version,
       at: new Date().toISOString(),
+      ...(resumed.length ? { resumed } : {}),
     },
   });
 }
@@ -334,13 +353,16 @@ function onnxVitWeights(bytes: Uint8Array, cfg: VitConfigInput, source: string, 
 
 // A member of an ensemble: the one-ViT recipe at that jepa seed, without a read-out (its graph is the CLS graph).
 const memberRecipe = (r: WorldEncoderRecipe, seed: number): WorldEncoderRecipe => ({ world: r.world, jepa: { ...r.jepa, seed } });
+// what a member's process is given (its checkpoints: a folder of the ensemble's, member-<seed>) and gives back
+export const MemberInput = z.object({ recipe: WorldEncoderRecipe, checkpoints: BuildCheckpoints.optional() });
+export type MemberInput = z.infer<typeof MemberInput>;
 const MemberBuild = z.object({ bytes: z.string(), manifest: WorldEncoderManifest.omit({ file: true, probe: true }) }); // bytes: base64
 
 // An ensemble world encoder: each member built as the one-ViT recipe at its seed, all at once, each in a process of its
 // own (tfjs's wasm backend trains on one thread, so members train side by side only as processes; three on two cores
 // take 1.5x one member's time, where two at a time would take 2x), then joined. A member that fails stops the others.
 // Its bytes are the in-process build's (same code, one wasm thread each).
-async function buildEnsemble(recipe: WorldEncoderRecipe, hooks: BuildHooks): Promise<BuiltEncoder> {
+async function buildEnsemble(recipe: WorldEncoderRecipe, hooks: BuildHooks, checkpoints?: BuildCheckpoints): Promise<BuiltEncoder> {
   const t0 = performance.now(), load0 = loadavg();
   const log = hooks.log ?? (() => {});
   const seeds = recipe.members!;
@@ -349,7 +371,8 @@ async function buildEnsemble(recipe: WorldEncoderRecipe, hooks: BuildHooks): Pro
   const stop = new AbortController();
   const builds = await Promise.all(seeds.map(async (seed) => {
     try {
-      const m = MemberBuild.parse(await callChild(cmd, memberRecipe(recipe, seed), `world-encoder member ${seed}`, { onLine: (line) => log(`member ${seed}: ${line}`), signal: stop.signal }));
+      const input: MemberInput = { recipe: memberRecipe(recipe, seed), ...(checkpoints && { checkpoints: { ...checkpoints, dir: join(checkpoints.dir, `member-${seed}`) } }) };
+      const m = MemberBuild.parse(await callChild(cmd, input, `world-encoder member ${seed}`, { onLine: (line) => log(`member ${seed}: ${line}`), signal: stop.signal }));
       return { bytes: Buffer.from(m.bytes, 'base64'), manifest: m.manifest, source: `world-encoder member ${seed}` };
     } catch (err) {
       stop.abort();

@@ -1,7 +1,8 @@
 // Per-epoch checkpoints: checkpoints/epoch-N/{weights,optimizer}.safetensors + state.json, written into a temp
 // folder and renamed, so a kill leaves either the whole checkpoint or none. Only the newest keeps optimizer state.
+// writeTrainState / readTrainState are that folder, for any training loop (the image JEPA's step checkpoints too).
 import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { z } from 'zod';
 import { writeJsonAtomic } from '../atomic';
@@ -32,10 +33,19 @@ const snapshot = async (vars: Map<string, tf.Variable>) =>
 
 export async function saveCheckpoint(runDir: string, params: Params, opt: AdamW, state: CheckpointState): Promise<string> {
   const final = dirOf(runDir, state.epoch);
-  const tmp = join(runDir, 'checkpoints', `.epoch-${state.epoch}.${process.pid}.tmp`);
   // Temp folders of earlier workers killed mid-save (another pid): this worker owns the run now.
   const dir = join(runDir, 'checkpoints');
   if (existsSync(dir)) for (const f of readdirSync(dir, { withFileTypes: true })) if (/^\.epoch-\d+\.\d+\.tmp$/.test(f.name)) rmSync(join(dir, f.name), { recursive: true, force: true });
+  await writeTrainState(final, params, opt, state);
+  // Older epochs keep their weights (for checkpoint selection) but not the optimizer (only resume needs it).
+  for (const e of listCheckpoints(runDir)) if (e < state.epoch) rmSync(join(dirOf(runDir, e), 'optimizer.safetensors'), { force: true });
+  return final;
+}
+
+/** Weights, AdamW moments and `state` (state.json) as the folder `final`: written into a temp folder beside it
+ *  (.<name>.<pid>.tmp) and renamed, so a kill leaves the whole folder or none. */
+export async function writeTrainState(final: string, params: Params, opt: AdamW, state: object): Promise<void> {
+  const tmp = join(dirname(final), `.${basename(final)}.${process.pid}.tmp`);
   // read before the temp folder exists: a failed read leaves nothing behind
   const weights = await snapshot(params), m = await snapshot(opt.m), v = await snapshot(opt.v);
   rmSync(tmp, { recursive: true, force: true });
@@ -50,9 +60,6 @@ export async function saveCheckpoint(runDir: string, params: Params, opt: AdamW,
   }
   rmSync(final, { recursive: true, force: true });
   renameSync(tmp, final);
-  // Older epochs keep their weights (for checkpoint selection) but not the optimizer (only resume needs it).
-  for (const e of listCheckpoints(runDir)) if (e < state.epoch) rmSync(join(dirOf(runDir, e), 'optimizer.safetensors'), { force: true });
-  return final;
 }
 
 // Completed epochs with a readable state.json, ascending.
@@ -72,8 +79,14 @@ export function readState(runDir: string, epoch: number): CheckpointState {
 
 // Loads weights (and the optimizer moments when present) into existing variables; shapes must match.
 export function loadCheckpoint(runDir: string, epoch: number, params: Params, opt: AdamW | null): CheckpointState {
-  const dir = dirOf(runDir, epoch);
   const state = readState(runDir, epoch);
+  readTrainState(dirOf(runDir, epoch), params, opt, state.adamT);
+  return state;
+}
+
+/** A folder writeTrainState wrote, into existing variables (shapes must match): the weights, and with `opt` the AdamW
+ *  moments and step count adamT. */
+export function readTrainState(dir: string, params: Params, opt: AdamW | null, adamT: number): void {
   const assign = (vars: Map<string, tf.Variable>, tensors: Record<string, { shape: number[]; data: ArrayLike<number> }>, prefix: string, file: string) => {
     for (const [k, v] of vars) {
       const t = tensors[prefix + k];
@@ -85,15 +98,13 @@ export function loadCheckpoint(runDir: string, epoch: number, params: Params, op
   };
   const wfile = join(dir, 'weights.safetensors');
   assign(params, readSafetensors(wfile).tensors, '', wfile);
-  if (opt) {
-    const ofile = join(dir, 'optimizer.safetensors');
-    if (!existsSync(ofile)) throw new InputError(`${dir}: has no optimizer state (only the newest checkpoint keeps it)`);
-    const t = readSafetensors(ofile).tensors;
-    assign(opt.m, t, 'm.', ofile);
-    assign(opt.v, t, 'v.', ofile);
-    opt.t = state.adamT;
-  }
-  return state;
+  if (!opt) return;
+  const ofile = join(dir, 'optimizer.safetensors');
+  if (!existsSync(ofile)) throw new InputError(`${dir}: has no optimizer state (only the newest checkpoint keeps it)`);
+  const t = readSafetensors(ofile).tensors;
+  assign(opt.m, t, 'm.', ofile);
+  assign(opt.v, t, 'v.', ofile);
+  opt.t = adamT;
 }
 
 export type Selected = { epoch: number; valLoss: number | null; valPairs?: number | null };

@@ -12,6 +12,7 @@ import { OBJECT_DRAWS, drawObjects, firstRenders, renderViewBatch, type RenderPo
 import { infoNce } from './infonce';
 import { lejepaLoss, type JepaLoss, type JepaParts } from './lejepa';
 import { createAdamW, lrAt, optimizerStep, type Schedule } from './optimizer';
+import { resumeSteps, saveSteps, type StepCheckpoints } from './step-checkpoints';
 
 export const ImageJepaRecipe = z.object({
   vit: z.object({
@@ -57,9 +58,23 @@ export const ImageJepaRecipe = z.object({
 export type ImageJepaRecipe = z.infer<typeof ImageJepaRecipe>;
 
 // objectNce: the object term's InfoNCE (an InfoNCE object term only)
-export type ImageStep = { step: number; loss: number; inv: number; sigreg: number; objectNce?: number; lr: number; gradNorm: number; seconds: number };
+export const ImageStep = z.object({ step: z.number().int(), loss: z.number(), inv: z.number(), sigreg: z.number(), objectNce: z.number().optional(), lr: z.number(), gradNorm: z.number(), seconds: z.number() });
+export type ImageStep = z.infer<typeof ImageStep>;
 export type ImageLossParts = JepaParts & { objectNce?: tf.Scalar };
-export type ImageJepaHooks = { onStep?(s: ImageStep): void };
+
+// A step checkpoint's record of the steps before it, for the build's manifest (its loss curve, its time).
+const ImageJepaState = z.object({
+  key: z.string(),
+  step: z.number().int().positive(), // steps taken
+  adamT: z.number().int().nonnegative(),
+  losses: z.array(z.number()), // [step] each step's loss
+  last: ImageStep, // the newest step's record (a build killed after its last step still has it)
+  seconds: z.number().nonnegative(), // the steps' training time over every session
+  resumed: z.array(z.number().int().positive()), // the steps at which earlier sessions took it up
+});
+export type ImageJepaHistory = Omit<z.infer<typeof ImageJepaState>, 'key' | 'adamT'>;
+// onResume: once, before the first step, when training goes on from a checkpoint (history: the steps taken before)
+export type ImageJepaHooks = { onStep?(s: ImageStep): void; onResume?(history: ImageJepaHistory): void };
 
 // The recipe's ViT at its initial weights: the first draws of initImageJepa, and the probe's random-init baseline.
 export const initImageVit = (r: ImageJepaRecipe, rng = TrainRng.seeded(r.seed, 'image-jepa-init')): Params =>
@@ -129,21 +144,32 @@ export async function calibrateStemOn(stem: number[], params: Params, src: Image
 }
 
 // r.steps AdamW steps from initImageJepa(r); returns the trained parameters (ViT + projector; with a conv stem, its
-// population statistics).
-export async function trainImageJepa(r: ImageJepaRecipe, images: ViewSource, hooks: ImageJepaHooks = {}): Promise<Params> {
+// population statistics). With checkpoints: every c.every steps and after the last, and a start from the newest one.
+export async function trainImageJepa(r: ImageJepaRecipe, images: ViewSource, hooks: ImageJepaHooks = {}, checkpoints?: StepCheckpoints): Promise<Params> {
   if (!r.objects !== !images.objects) throw new Error(`image JEPA: ${r.objects ? 'the recipe asks for object views but no object renders were given' : 'object renders were given but the recipe has no objects'}`);
   const params = initImageJepa(r);
   const opt = createAdamW(params, r.weightDecay);
   const sched: Schedule = { lr: r.lr, warmupSteps: r.warmupSteps, warmupStart: 0.01, minLr: r.minLr, totalSteps: r.steps };
-  for (let step = 0; step < r.steps; step++) {
+  const from = checkpoints ? resumeSteps(checkpoints, ImageJepaState, params, opt) : null;
+  const losses = from?.losses ?? [], resumed = from ? [...from.resumed, from.step] : [];
+  let seconds = from?.seconds ?? 0, saved = from?.step ?? 0;
+  if (from) hooks.onResume?.({ step: from.step, losses, last: from.last, seconds, resumed });
+  for (let step = from?.step ?? 0; step < r.steps; step++) {
     const t0 = performance.now();
     const alone = step < (r.objects?.aloneSteps ?? 0);
     const pixels = alone ? null : sceneViewBatch(r, images, step);
     const objectPixels = r.objects && images.objects ? objectViewBatch(r, r.objects, images.objects, step) : undefined;
     const lr = lrAt(sched, step);
     const { values, gradNorm, finite } = await optimizerStep(opt, params, () => imageJepaLoss(r, params, pixels, step, objectPixels), r.clip, lr);
-    if (!finite) throw new Error(`image JEPA diverged at step ${step}: loss ${values.loss}, gradient norm ${gradNorm}`);
-    hooks.onStep?.({ step, ...values, lr, gradNorm, seconds: (performance.now() - t0) / 1000 });
+    if (!finite) throw new Error(`image JEPA diverged at step ${step}: loss ${values.loss}, gradient norm ${gradNorm}${checkpoints && saved ? `; ${checkpoints.dir} keeps step ${saved}` : ''}`);
+    const last: ImageStep = { step, ...values, lr, gradNorm, seconds: (performance.now() - t0) / 1000 };
+    losses.push(last.loss);
+    seconds += last.seconds;
+    hooks.onStep?.(last);
+    if (checkpoints && ((step + 1) % checkpoints.every === 0 || step + 1 === r.steps)) {
+      await saveSteps(checkpoints, params, opt, { key: checkpoints.key, step: step + 1, adamT: opt.t, losses, last, seconds, resumed });
+      saved = step + 1;
+    }
     await new Promise((res) => setImmediate(res));
   }
   tf.dispose([...opt.m.values(), ...opt.v.values()]);

@@ -12,7 +12,8 @@ export { drawBatch, viewBatch, textBatch, jepaLoss, textLoss, stepLoss, type Mod
 export { embedSplit, embedCaptions, type SplitEmbeddings } from './embed';
 export { photoViews, type DecodedView } from './photo-views';
 export { trainJob, type TrainJobContext } from './job';
-export { ImageJepaRecipe, calibrateStemOn, initImageJepa, initImageVit, imageJepaLoss, stepImages, trainImageJepa, type ImageStep, type ImageJepaHooks, type ViewSource } from './image-jepa';
+export { ImageJepaRecipe, calibrateStemOn, initImageJepa, initImageVit, imageJepaLoss, stepImages, trainImageJepa, type ImageStep, type ImageJepaHooks, type ImageJepaHistory, type ViewSource } from './image-jepa';
+export type { StepCheckpoints } from './step-checkpoints';
 export { infoNce } from './infonce';
 export { OBJECT_DRAWS, drawObjects, firstRenders, objectPool, renderPool, renderViewBatch, type ObjectDraw, type RenderPool } from './render-views';
 export { ViewRecipe, IMAGENET_MEAN, IMAGENET_STD, drawView, renderView, imageViewBatch, normalised, type ImageSet, type ViewDraw } from './image-views';
