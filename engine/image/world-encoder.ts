@@ -279,22 +279,19 @@ export async function buildWorldEncoder(recipe: WorldEncoderRecipe = WORLD_ENCOD
   const o = recipe.jepa.objects;
   const views = (pool ? `renders of ${w.renders}` : 'crops') + (objects && o ? `; + ${o.views} views of ${o.batch ?? recipe.jepa.batch} of ${objects.n} objects drawn alone (renders of ${objects.renders}${KEEP_WORDS[w.objectKeep ?? 'object']}; ${o.loss === 'infonce' ? 'InfoNCE' : 'LeJEPA'}${o.draw === 'distinct-kinds' ? ', distinct kinds a step' : ''}${o.aloneSteps ? `, alone for the first ${o.aloneSteps} steps` : ''})` : '');
   log(`${images.n} world scenes (seed ${w.seed}) rendered in ${((performance.now() - t0) / 1000).toFixed(1)} s; training ${recipe.jepa.steps} steps of ${recipe.jepa.batch} images x ${recipe.jepa.V} views (${views}) on ${backend.name}`);
-  let first: number | null = null, last: ImageStep | null = null, before = 0, resumed: number[] = [];
-  let losses: number[] = [];
+  let losses: number[] = [], last: ImageStep | null = null, before = 0, resumed: number[] = [];
   const tTrain = performance.now();
   // the training images and views are the world's and the jepa's: a checkpoint of those two goes on, the pooler aside
   const key = JSON.stringify({ world: recipe.world, jepa: recipe.jepa });
   const params = await trainImageJepa(recipe.jepa, { ...(pool ? { pool, noise: recipe.jepa.views.noise } : images), objects }, {
     onResume: (h) => {
       losses = [...h.losses]; // a copy: the trainer goes on appending to its own
-      first = losses[0];
       last = h.last;
       before = h.seconds;
       resumed = h.resumed;
       log(`resumed from ${checkpoints!.dir} at step ${h.step}/${recipe.jepa.steps} (loss ${h.last.loss.toFixed(4)}; ${(h.seconds / 60).toFixed(0)} min of training before)`);
     },
     onStep: (s) => {
-      first ??= s.loss;
       last = s;
       losses.push(s.loss);
       hooks.onStep?.(s);
@@ -310,15 +307,15 @@ export async function buildWorldEncoder(recipe: WorldEncoderRecipe = WORLD_ENCOD
   const bytes = await exportVitOnnx(shape, params, fitted?.head);
   const parity = await onnxParity(bytes, shape, params, normalised(images, [0, 1, 2, 3, 4, 5, 6, 7]), 8, fitted?.head);
   tf.dispose([...params.values()]);
-  const f = first as number | null, l = last as ImageStep | null;
-  if (f === null || !l) throw new Error('world encoder: no training steps ran');
+  const l = last as ImageStep | null;
+  if (!l) throw new Error('world encoder: no training steps ran');
   const load1 = loadavg();
   return built(bytes, {
     recipe,
     onnx: { input: 'pixel_values', outputs: ['last_hidden_state', 'pooler_output'], embedding: 'pooler_output', layerNormEps: 1e-5, gelu: 'tanh' },
     tfjs: tf.version.tfjs,
     backend: `${backend.package} (${backend.threads} thread)`,
-    loss: { first: f, last: l.loss, lastInv: l.inv, lastSigreg: l.sigreg, ...(l.objectNce !== undefined && { lastObjectNce: l.objectNce }), curve: lossCurve(losses) },
+    loss: { first: losses[0], last: l.loss, lastInv: l.inv, lastSigreg: l.sigreg, ...(l.objectNce !== undefined && { lastObjectNce: l.objectNce }), curve: lossCurve(losses) },
     parity,
     ...(fitted && {
       pooler: { baseSha256: sha256(fitted.base), eigenvalues: [fitted.eigenvalues[0], fitted.eigenvalues[fitted.eigenvalues.length - 1]], seconds: (performance.now() - tHead) / 1000 },
