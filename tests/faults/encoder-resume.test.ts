@@ -41,11 +41,13 @@ const build = (name: string, r: WorldEncoderRecipe, ...flags: string[]) => {
 const exited = (p: ChildProcess) => new Promise<number | null>((r) => (p.exitCode !== null || p.signalCode !== null ? r(p.exitCode) : p.once('exit', (code) => r(code))));
 const stderrOf = (p: ChildProcess) => { let s = ''; p.stderr!.on('data', (d) => (s += d)); return () => s; };
 
-// Starts the build, kills it (the whole group) once a checkpoint past `after` is written; the step it was killed after.
+// Starts the build, kills it (the whole group) once a checkpoint past `after` is written (an ensemble: by every member,
+// whose processes keep their own pace); the step it was killed after.
 async function killAfter(name: string, r: WorldEncoderRecipe, after: number): Promise<number> {
   const p = build(name, r);
   const dir = join(home, `${name}.checkpoints`);
-  for (let i = 0; i < 6000 && newest(dir) <= after; i++) {
+  const folders = r.members?.map((seed) => join(dir, `member-${seed}`)) ?? [dir];
+  for (let i = 0; i < 6000 && Math.min(...folders.map(newest)) <= after; i++) {
     if (p.exitCode !== null) throw new Error(`the build ended (${p.exitCode}) before a checkpoint past step ${after}`);
     await sleep(10);
   }
