@@ -27,10 +27,10 @@ const recipe: WorldEncoderRecipe = {
   pooler: { grid: 1, dims: 8, scenes: 16 },
 };
 
-// The newest step checkpoint under dir (any depth: an ensemble's are per member), or 0.
+// The newest step checkpoint in dir (a build's folder, or one member's of an ensemble), or 0.
 function newest(dir: string): number {
   if (!existsSync(dir)) return 0;
-  return Math.max(0, ...readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((f) => Number(/(?:^|\/)step-(\d+)$/.exec(f)?.[1] ?? 0)));
+  return Math.max(0, ...readdirSync(dir).map((f) => Number(/^step-(\d+)$/.exec(f)?.[1] ?? 0)));
 }
 
 const build = (name: string, r: WorldEncoderRecipe, ...flags: string[]) => {
@@ -42,12 +42,13 @@ const exited = (p: ChildProcess) => new Promise<number | null>((r) => (p.exitCod
 const stderrOf = (p: ChildProcess) => { let s = ''; p.stderr!.on('data', (d) => (s += d)); return () => s; };
 
 // Starts the build, kills it (the whole group) once a checkpoint past `after` is written (an ensemble: by every member,
-// whose processes keep their own pace); the step it was killed after.
+// whose processes keep their own pace); the step every folder had passed when it was killed.
 async function killAfter(name: string, r: WorldEncoderRecipe, after: number): Promise<number> {
   const p = build(name, r);
   const dir = join(home, `${name}.checkpoints`);
   const folders = r.members?.map((seed) => join(dir, `member-${seed}`)) ?? [dir];
-  for (let i = 0; i < 6000 && Math.min(...folders.map(newest)) <= after; i++) {
+  const passed = () => Math.min(...folders.map(newest));
+  for (let i = 0; i < 6000 && passed() <= after; i++) {
     if (p.exitCode !== null) throw new Error(`the build ended (${p.exitCode}) before a checkpoint past step ${after}`);
     await sleep(10);
   }
@@ -55,7 +56,7 @@ async function killAfter(name: string, r: WorldEncoderRecipe, after: number): Pr
   await exited(p);
   await sleep(200); // the group's members gone too
   expect(existsSync(join(home, `${name}.onnx`))).toBe(false);
-  return newest(dir);
+  return passed();
 }
 
 async function finish(name: string, r: WorldEncoderRecipe): Promise<{ manifest: WorldEncoderManifest; log: string }> {
