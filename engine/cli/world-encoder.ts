@@ -48,7 +48,7 @@ export function registerWorldEncoder(program: Command): void {
     .option('--no-probe', 'skip the attribute probes on a held-out world')
     .option('--probe-only', 'no training: probe the model at --out (probes + ceiling) and rewrite the probe section of its manifest')
     .option('--repool <pooler.json>', 'no training: refit the read-out of the model at --out with this pooler recipe ({ grid, dims, scenes }), rewrite model and manifest, probe; the bytes a full build with that pooler gives')
-    .option('--join <file.onnx...>', 'no training: join world encoders built from one recipe at distinct jepa seeds (each with its manifest; an ensemble joins as its members, so it grows by new draws) into an ensemble at --out, their read-out fitted over the joint tokens; the bytes a full build of the recipe with all those members gives')
+    .option('--join <file.onnx...>', 'no training: join world encoders built from one recipe at distinct jepa seeds or steps (each with its manifest; an ensemble joins as its members, so it grows by new draws) into an ensemble at --out, their read-out (the first\'s, or --repool\'s) fitted over the joint tokens; the bytes a full build of the recipe with all those members gives')
     .option('--checkpoints <dir>', 'keep step checkpoints here, and go on from the newest one a killed build of the same recipe left (default: <out>.checkpoints beside the model; removed once it is written)')
     .option('--no-checkpoints', 'train without step checkpoints (as --check does: a rebuild from scratch)')
     .option('--checkpoint-every <steps>', 'steps between checkpoints', String(CHECKPOINT_EVERY))
@@ -75,9 +75,10 @@ export function registerWorldEncoder(program: Command): void {
         return report({ ...manifest, probe }, o.json);
       }
       if (o.join) {
-        const other = (['check', 'recipe', 'repool'] as const).find((k) => o[k]);
+        const other = (['check', 'recipe'] as const).find((k) => o[k]);
         if (other) throw new InputError(`--join and --${other}: choose one`);
-        const built = await joinWorldEncoders(o.join.map((f) => ({ ...readBuilt(f), source: f })), undefined, log);
+        const pooler = o.repool ? readJson(o.repool, PoolerRecipe, 'a pooler recipe') : undefined;
+        const built = await joinWorldEncoders(o.join.map((f) => ({ ...readBuilt(f), source: f })), pooler, log);
         return write(built);
       }
       if (o.repool) {

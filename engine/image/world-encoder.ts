@@ -24,6 +24,18 @@ import { embedImages } from './embed';
 import { openImageEncoder, sha256 } from './encoder';
 import { PoolerRecipe, applyPooler, describePooler, fitPooler } from './whitened-pooler';
 
+// A member of an ensemble: a jepa seed (the recipe at that seed), or a seed with a schedule of its own: `steps`, the
+// cosine's length and, where the recipe trains the object term alone throughout (objects.aloneSteps = steps), that too.
+const MemberSpec = z.union([z.number().int().nonnegative(), z.object({ seed: z.number().int().nonnegative(), steps: z.number().int().positive() }).strict()]);
+export type MemberSpec = z.infer<typeof MemberSpec>;
+const memberOf = (r: { jepa: { seed: number; steps: number } }, m: MemberSpec) => (typeof m === 'number' ? { seed: m, steps: r.jepa.steps } : m);
+// what tells two members apart (and names a member's checkpoint folder): member-<seed>, or member-<seed>-<steps> when its
+// steps are its own
+const memberKey = (r: { jepa: { seed: number; steps: number } }, m: MemberSpec): string => {
+  const { seed, steps } = memberOf(r, m);
+  return steps === r.jepa.steps ? `member-${seed}` : `member-${seed}-${steps}`;
+};
+
 export const WorldEncoderRecipe = z.object({
   // training images: scenes 0..scenes-1 of the world with this seed (only images are read; a seed other than the
   // experiments' default 0, so the encoder never saw the scenes it later embeds)
@@ -42,12 +54,17 @@ export const WorldEncoderRecipe = z.object({
   jepa: ImageJepaRecipe,
   // the embedding (pooler_output): absent = the CLS token, as DINOv2; else whitened CLS + region means
   pooler: PoolerRecipe.optional(),
-  // an ensemble: one ViT per jepa seed, each the jepa recipe with that seed (the first is jepa.seed: member 0 is the
-  // one-ViT build), trained at once in their own processes, their tokens side by side under the one read-out; at most
-  // 4 (each build holds ~3.7 GB with the shipped recipe's object renders)
-  members: z.array(z.number().int().nonnegative()).min(2).max(4).optional(),
+  // an ensemble: one ViT per member, each the jepa recipe with that seed (the first is jepa.seed: member 0 is the
+  // one-ViT build), trained in their own processes, their tokens side by side under the one read-out; at most 4 (each
+  // build holds ~3.7 GB with the shipped recipe's object renders). A member { seed, steps } runs its own schedule.
+  members: z.array(MemberSpec).min(2).max(4).optional(),
 }).refine((r) => !r.world.objectRenders === !r.jepa.objects, { message: 'world.objectRenders and jepa.objects go together: object views need object renders' })
-  .refine((r) => !r.members || (r.members[0] === r.jepa.seed && new Set(r.members).size === r.members.length), { message: 'members: distinct jepa seeds, the first jepa.seed', path: ['members'] })
+  .refine((r) => !r.members || (memberKey(r, r.members[0]) === memberKey(r, r.jepa.seed) && new Set(r.members.map((m) => memberKey(r, m))).size === r.members.length), {
+    message: 'members: distinct draws (jepa seed and steps), the first jepa.seed at jepa.steps', path: ['members'],
+  })
+  .refine((r) => !r.members || r.members.every((m) => { const a = r.jepa.objects?.aloneSteps ?? 0; return a === r.jepa.steps || a <= memberOf(r, m).steps; }), {
+    message: 'members: a member runs at least objects.aloneSteps (unless the object term trains alone throughout)', path: ['members'],
+  })
   .refine((r) => !r.members || r.pooler, { message: 'members need a pooler: the read-out joins their tokens', path: ['members'] })
   .refine((r) => r.jepa.objects?.draw !== 'distinct-kinds' || (r.jepa.objects.batch ?? r.jepa.batch) <= objectKindCount(r.world.objectKeep ?? 'object'), {
     message: `draw "distinct-kinds" takes this many objects of distinct kinds a step: at most the kinds world.objectKeep has (${(['shape', 'shape-colour', 'shape-colour-size'] as const).map((k) => `${k} ${objectKindCount(k)}`).join(', ')})`,
@@ -348,33 +365,48 @@ function onnxVitWeights(bytes: Uint8Array, cfg: VitConfigInput, source: string, 
   );
 }
 
-// A member of an ensemble: the one-ViT recipe at that jepa seed, without a read-out (its graph is the CLS graph).
-const memberRecipe = (r: WorldEncoderRecipe, seed: number): WorldEncoderRecipe => ({ world: r.world, jepa: { ...r.jepa, seed } });
-// what a member's process is given (its checkpoints: a folder of the ensemble's, member-<seed>) and gives back
+// A member of an ensemble: the one-ViT recipe at that jepa seed (and its steps), without a read-out (its graph is the
+// CLS graph).
+function memberRecipe(r: WorldEncoderRecipe, m: MemberSpec): WorldEncoderRecipe {
+  const { seed, steps } = memberOf(r, m), o = r.jepa.objects;
+  return { world: r.world, jepa: { ...r.jepa, seed, steps, ...(o && { objects: { ...o, ...(o.aloneSteps === r.jepa.steps && { aloneSteps: steps }) } }) } };
+}
+// what a member's process is given (its checkpoints: a folder of the ensemble's, named by memberKey) and gives back
 export const MemberInput = z.object({ recipe: WorldEncoderRecipe, checkpoints: BuildCheckpoints.optional() });
 export type MemberInput = z.infer<typeof MemberInput>;
 const MemberBuild = z.object({ bytes: z.string(), manifest: WorldEncoderManifest.omit({ file: true, probe: true }) }); // bytes: base64
 
-// An ensemble world encoder: each member built as the one-ViT recipe at its seed, all at once, each in a process of its
-// own (tfjs's wasm backend trains on one thread, so members train side by side only as processes; three on two cores
-// take 1.5x one member's time, where two at a time would take 2x), then joined. A member that fails stops the others.
-// Its bytes are the in-process build's (same code, one wasm thread each).
+// An ensemble world encoder: each member built as the one-ViT recipe at its seed, each in a process of its own (tfjs's
+// wasm backend trains on one thread, so members train side by side only as processes), then joined. Members of one
+// length all at once (three on two cores take 1.5x one member's time, where two at a time would take 2x); of different
+// lengths, longest first and one per core, so the long one has a core to itself (3 x 2,000 + 6,000 steps on two cores:
+// 6,000 steps' time, where all at once would take 8,000's). A member that fails stops the others. Its bytes are the
+// in-process build's (same code, one wasm thread each).
 async function buildEnsemble(recipe: WorldEncoderRecipe, hooks: BuildHooks, checkpoints?: BuildCheckpoints): Promise<BuiltEncoder> {
   const t0 = performance.now(), load0 = loadavg();
   const log = hooks.log ?? (() => {});
-  const seeds = recipe.members!;
-  log(`an ensemble of ${seeds.length} ViTs (jepa seeds ${seeds.join(', ')}), each training in its own process, on ${cpus().length} cores`);
+  const specs = recipe.members!, lengths = specs.map((m) => memberOf(recipe, m).steps);
+  const slots = new Set(lengths).size === 1 ? specs.length : cpus().length;
+  const describe = specs.map((m) => memberKey(recipe, m).replace(/^member-(\d+)-(\d+)$/, '$1 ($2 steps)').replace(/^member-/, '')).join(', ');
+  log(`an ensemble of ${specs.length} ViTs (jepa seeds ${describe}), each training in its own process, ${Math.min(slots, specs.length)} at a time, on ${cpus().length} cores`);
   const cmd = entryCommand(import.meta.url, 'encoder-member.ts', 'encoder-member.js');
   const stop = new AbortController();
-  const builds = await Promise.all(seeds.map(async (seed) => {
+  const buildOne = async (m: MemberSpec) => {
+    const key = memberKey(recipe, m), name = key.replace(/^member-/, '');
     try {
-      const input: MemberInput = { recipe: memberRecipe(recipe, seed), ...(checkpoints && { checkpoints: { ...checkpoints, dir: join(checkpoints.dir, `member-${seed}`) } }) };
-      const m = MemberBuild.parse(await callChild(cmd, input, `world-encoder member ${seed}`, { onLine: (line) => log(`member ${seed}: ${line}`), signal: stop.signal }));
-      return { bytes: Buffer.from(m.bytes, 'base64'), manifest: m.manifest, source: `world-encoder member ${seed}` };
+      const input: MemberInput = { recipe: memberRecipe(recipe, m), ...(checkpoints && { checkpoints: { ...checkpoints, dir: join(checkpoints.dir, key) } }) };
+      const b = MemberBuild.parse(await callChild(cmd, input, `world-encoder member ${name}`, { onLine: (line) => log(`member ${name}: ${line}`), signal: stop.signal }));
+      return { bytes: Buffer.from(b.bytes, 'base64'), manifest: b.manifest, source: `world-encoder member ${name}` };
     } catch (err) {
       stop.abort();
       throw err;
     }
+  };
+  // `slots` workers, each taking the longest member left (a few lines: the order is the point); none starts after a failure
+  const order = specs.map((_, k) => k).sort((a, b) => lengths[b] - lengths[a]);
+  const builds: Awaited<ReturnType<typeof buildOne>>[] = [];
+  await Promise.all(Array.from({ length: Math.min(slots, specs.length) }, async () => {
+    for (let k = order.shift(); k !== undefined && !stop.signal.aborted; k = order.shift()) builds[k] = await buildOne(specs[k]);
   }));
   const joined = await joinMembers(recipe, builds.flatMap(membersOf), log);
   const m0 = builds[0].manifest;
@@ -382,7 +414,7 @@ async function buildEnsemble(recipe: WorldEncoderRecipe, hooks: BuildHooks, chec
     ...joined,
     manifest: {
       ...joined.manifest,
-      backend: `${m0.backend} per member, ${seeds.length} processes`,
+      backend: `${m0.backend} per member, ${specs.length} processes`,
       build: { seconds: (performance.now() - t0) / 1000, secondsPerStep: joined.manifest.build.secondsPerStep, loadavg: [load0[0], loadavg()[0]], cpus: cpus().length, node: process.version, at: new Date().toISOString() },
     },
   };
@@ -393,17 +425,18 @@ const vitSha256 = (m: Pick<WorldEncoderManifest, 'sha256' | 'pooler'>): string =
 type ModelFile = { bytes: Uint8Array; manifest: Omit<WorldEncoderManifest, 'file' | 'probe'>; source: string };
 // One trained ViT as a join takes it: its weights, its build's record (the manifest's `members` row) and the model it
 // came from (whose onnx, tfjs, backend and parity the join keeps).
-type Member = { weights: VitWeights; record: NonNullable<WorldEncoderManifest['members']>[number]; from: ModelFile };
+type Member = { weights: VitWeights; record: NonNullable<WorldEncoderManifest['members']>[number]; spec: { seed: number; steps: number }; from: ModelFile };
 
 // The ViTs of a built model: a one-ViT build's one, or each member of an ensemble with its recorded build.
 function membersOf(b: ModelFile): Member[] {
   const m = b.manifest, cfg = vitOnnxConfig(m.recipe.jepa.vit as ViTShape);
   if (!m.recipe.members) {
     const record = { seed: m.recipe.jepa.seed, sha256: vitSha256(m), loss: { first: m.loss.first, last: m.loss.last, curve: m.loss.curve }, seconds: m.build.seconds, secondsPerStep: m.build.secondsPerStep };
-    return [{ weights: onnxVitWeights(b.bytes, cfg, b.source)[0], record, from: b }];
+    return [{ weights: onnxVitWeights(b.bytes, cfg, b.source)[0], record, spec: { seed: m.recipe.jepa.seed, steps: m.recipe.jepa.steps }, from: b }];
   }
-  if (m.members?.length !== m.recipe.members.length) throw new InputError(`${b.source}: an ensemble of ${m.recipe.members.length} without a build record for each member`);
-  return onnxVitWeights(b.bytes, cfg, b.source, m.members.length).map((weights, k) => ({ weights, record: m.members![k], from: b }));
+  const specs = m.recipe.members;
+  if (m.members?.length !== specs.length) throw new InputError(`${b.source}: an ensemble of ${specs.length} without a build record for each member`);
+  return onnxVitWeights(b.bytes, cfg, b.source, specs.length).map((weights, k) => ({ weights, record: m.members![k], spec: memberOf(m.recipe, specs[k]), from: b }));
 }
 
 // Members' ViTs (weights read back from their graphs) in one graph, and `recipe.pooler` fitted on their joint tokens.
@@ -441,17 +474,20 @@ async function joinMembers(recipe: WorldEncoderRecipe, members: readonly Member[
  *  with all those `members` gives, without training. Refused unless each ViT rebuilds to its manifest's record. */
 export async function joinWorldEncoders(models: readonly { bytes: Uint8Array; manifest: WorldEncoderManifest; source: string }[], pooler?: PoolerRecipe, log: (t: string) => void = () => {}): Promise<BuiltEncoder> {
   const r0 = models[0]?.manifest.recipe;
-  const same = (r: WorldEncoderRecipe) => JSON.stringify(memberRecipe(r, 0)) === JSON.stringify(memberRecipe(r0, 0));
-  const odd = models.find((b) => !same(b.manifest.recipe));
-  if (odd) throw new InputError(`${odd.source}: its recipe differs from ${models[0].source}'s in more than jepa.seed; an ensemble's members share one recipe`);
+  // the recipe with seed and length taken out (memberRecipe stretches an object term trained alone throughout with them)
+  const shared = (r: WorldEncoderRecipe) => JSON.stringify(memberRecipe(r, { seed: 0, steps: 1 }));
+  const odd = models.find((b) => shared(b.manifest.recipe) !== shared(r0));
+  if (odd) throw new InputError(`${odd.source}: its recipe differs from ${models[0].source}'s in more than jepa.seed and steps; an ensemble's members share one recipe`);
   const members = models.flatMap(membersOf);
   if (members.length < 2) throw new InputError(`join: ${members.length} ViT${members.length === 1 ? '' : 's'}; an ensemble needs at least 2`);
-  const seeds = members.map((m) => m.record.seed);
-  const twice = seeds.find((x, i) => seeds.indexOf(x) !== i);
-  if (twice !== undefined) throw new InputError(`join: two ViTs of jepa seed ${twice}; an ensemble's members are distinct draws`);
+  // each member as r0's members name it: its seed, with its steps where they are not r0's
+  const specs = members.map(({ spec }): MemberSpec => (spec.steps === r0.jepa.steps ? spec.seed : spec));
+  const keys = specs.map((m) => memberKey(r0, m));
+  const twice = keys.find((x, i) => keys.indexOf(x) !== i);
+  if (twice !== undefined) throw new InputError(`join: two ViTs of jepa seed ${twice.replace(/^member-(\d+)(-(\d+))?$/, (_, s, __, n) => (n ? `${s} at ${n} steps` : s))}; an ensemble's members are distinct draws`);
   const read = pooler ?? r0.pooler;
   if (!read) throw new InputError(`join: ${models[0].source} has no read-out to fit over the members; give a pooler recipe`);
-  const joined = await joinMembers(WorldEncoderRecipe.parse({ ...r0, pooler: read, members: seeds }), members, log);
+  const joined = await joinMembers(WorldEncoderRecipe.parse({ ...r0, pooler: read, members: specs }), members, log);
   return { ...joined, manifest: { ...joined.manifest, joined: { from: models.map((b) => b.manifest.sha256), at: new Date().toISOString() } } };
 }
 
@@ -513,7 +549,7 @@ export async function probeWorldEncoder(onnxPath: string, recipe: WorldEncoderRe
     const shape = recipe.jepa.vit as ViTShape;
     const randomPath = join(tmp, 'random-init.onnx');
     // an ensemble's members each at their random init
-    const rnd = (recipe.members ?? [recipe.jepa.seed]).map((seed) => initImageVit({ ...recipe.jepa, seed }));
+    const rnd = (recipe.members ?? [recipe.jepa.seed]).map((m) => initImageVit(memberRecipe(recipe, m).jepa));
     // the random-init ViT gets its own pooler (and stem statistics), fitted the same way: the comparison is of the trained weights
     const seen = recipe.pooler || shape.stem ? await worldImages(recipe.world.seed, recipe.pooler?.scenes ?? 1000, recipe.world.imageSize) : null;
     if (shape.stem && seen) for (const p of rnd) await calibrateStemOn(shape.stem, p, seen);

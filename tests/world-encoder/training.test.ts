@@ -3,6 +3,7 @@
 // (LeJEPA or InfoNCE; objects kept whole, or their shape only; trained alone for the first steps, or not; drawn
 // uniformly or of distinct kinds), with its loss curve (the mean of each window of steps) in the manifest; an ensemble of
 // such builds.
+import { cpus } from 'node:os';
 import * as tf from '@tensorflow/tfjs';
 import * as ort from 'onnxruntime-node';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -128,8 +129,8 @@ describe('world encoder build', () => {
     expect(join.manifest.members).toEqual(a.manifest.members!.map((m) => ({ ...m, seconds: expect.any(Number), secondsPerStep: expect.any(Number) })));
     await expect(joinWorldEncoders(solo.map(file))).rejects.toThrow(/m0\.onnx has no read-out to fit/);
     await expect(joinWorldEncoders([file(solo[0], 0), file(solo[0], 1)], pooled.pooler)).rejects.toThrow(/two ViTs of jepa seed 5/);
-    const deeper = await buildWorldEncoder({ ...world, jepa: { ...world.jepa, seed: 9, steps: 2 } });
-    await expect(joinWorldEncoders([file(solo[0], 0), file(deeper, 1)], pooled.pooler)).rejects.toThrow(/m1\.onnx: its recipe differs from m0\.onnx's in more than jepa.seed/);
+    const slower = await buildWorldEncoder({ ...world, jepa: { ...world.jepa, seed: 9, lr: 1e-3 } });
+    await expect(joinWorldEncoders([file(solo[0], 0), file(slower, 1)], pooled.pooler)).rejects.toThrow(/m1\.onnx: its recipe differs from m0\.onnx's in more than jepa.seed and steps/);
     await expect(joinWorldEncoders([file(solo[0], 0), { ...file(solo[1], 1), bytes: solo[0].bytes }], pooled.pooler)).rejects.toThrow(/m1\.onnx: its ViT rebuilds to sha256 \w+…, not its manifest's/);
     // an ensemble joins as its members: grown by a third draw, the bytes of the three one-ViT builds joined
     const third = await buildWorldEncoder({ ...world, jepa: { ...world.jepa, seed: 3 } });
@@ -143,13 +144,42 @@ describe('world encoder build', () => {
     const forged = file(a, 0);
     forged.manifest.members = a.manifest.members!.map((m, k) => (k === 1 ? { ...m, sha256: solo[0].sha256 } : m));
     await expect(joinWorldEncoders([forged, file(third, 1)])).rejects.toThrow(/m0\.onnx: its ViT of seed 9 rebuilds to sha256 \w+…, not its manifest's/);
-    // the recipe: distinct seeds, the first jepa.seed, and a read-out to join them
+    // the recipe: distinct draws (a seed at other steps is one), the first jepa.seed, and a read-out to join them
     expect(WorldEncoderRecipe.safeParse({ ...r, members: [9, 5] }).error?.issues[0].message).toMatch(/the first jepa.seed/);
     expect(WorldEncoderRecipe.safeParse({ ...r, members: [5, 5] }).success).toBe(false);
+    expect(WorldEncoderRecipe.safeParse({ ...r, members: [5, { seed: 5, steps: 3 }] }).success).toBe(false);
+    expect(WorldEncoderRecipe.safeParse({ ...r, members: [5, { seed: 5, steps: 2 }] }).success).toBe(true);
     expect(WorldEncoderRecipe.safeParse({ ...world, members: [5, 9] }).error?.issues[0].message).toMatch(/members need a pooler/);
     // a member that fails fails the build with its own message
     const bad = { ...r, jepa: { ...r.jepa, objects: { views: 2, weight: 1 } } }; // object views without object renders
     await expect(buildWorldEncoder(bad)).rejects.toThrow(/world.objectRenders and jepa.objects go together/);
+  }, 300_000);
+
+  it('an ensemble\'s members may run schedules of their own: longest first, one per core, the bytes of their one-ViT builds joined', async () => {
+    const obj: WorldEncoderRecipe = {
+      world: { ...world.world, objectRenders: 3, objectKeep: 'shape-colour' },
+      jepa: { ...world.jepa, objects: { views: 2, weight: 1, batch: 4, loss: 'infonce', aloneSteps: 3 } },
+      pooler: { grid: 1, dims: 8, scenes: 16 },
+    };
+    const r: WorldEncoderRecipe = { ...obj, members: [5, { seed: 5, steps: 5 }, 9] };
+    const lines: string[] = [];
+    const full = await buildWorldEncoder(r, { log: (t) => lines.push(t) });
+    expect(lines[0]).toMatch(new RegExp(String.raw`jepa seeds 5, 5 \(5 steps\), 9\), each training in its own process, ${Math.min(3, cpus().length)} at a time, on \d+ cores`));
+    expect(lines.filter((l) => /^member 5-5: step 5\/5: loss \d/.test(l))).toHaveLength(1);
+    // the long member is the one-ViT build of that seed for 5 steps, its object term alone throughout as the recipe's is
+    const { members: _m, pooler: _p, ...one } = r;
+    const file = (b: BuiltEncoder, k: number) => ({ bytes: b.bytes, manifest: { file: `m${k}.onnx`, ...b.manifest, probe: null }, source: `m${k}.onnx` });
+    const solo = await Promise.all([{ seed: 5, steps: 3 }, { seed: 5, steps: 5 }, { seed: 9, steps: 3 }].map(({ seed, steps }) =>
+      buildWorldEncoder({ ...one, jepa: { ...one.jepa, seed, steps, objects: { ...one.jepa.objects!, aloneSteps: steps } } })));
+    expect(full.manifest.members!.map((m) => m.sha256)).toEqual(solo.map((b) => b.sha256));
+    expect(new Set(solo.map((b) => b.sha256)).size).toBe(3);
+    const join = await joinWorldEncoders(solo.map(file), r.pooler);
+    expect(join.sha256).toBe(full.sha256);
+    expect(join.manifest.recipe.members).toEqual([5, { seed: 5, steps: 5 }, 9]);
+    await expect(joinWorldEncoders([file(solo[0], 0), file(solo[1], 1), file(solo[1], 2)], r.pooler)).rejects.toThrow(/two ViTs of jepa seed 5 at 5 steps/);
+    // a member shorter than an object term that does not train alone throughout is refused up front
+    const half: WorldEncoderRecipe = { ...r, jepa: { ...r.jepa, objects: { ...r.jepa.objects!, aloneSteps: 2 } }, members: [5, { seed: 9, steps: 1 }] };
+    expect(WorldEncoderRecipe.safeParse(half).error?.issues[0].message).toMatch(/a member runs at least objects.aloneSteps/);
   }, 300_000);
 
   it('is deterministic with object views (objects drawn alone), which change what is learnt; the recipe needs both halves', async () => {
