@@ -26,7 +26,9 @@ import { PoolerRecipe, applyPooler, describePooler, fitPooler } from './whitened
 
 // A member of an ensemble: a jepa seed (the recipe at that seed), or a seed with a schedule of its own: `steps`, the
 // cosine's length and, where the recipe trains the object term alone throughout (objects.aloneSteps = steps), that too.
-const MemberSpec = z.union([z.number().int().nonnegative(), z.object({ seed: z.number().int().nonnegative(), steps: z.number().int().positive() }).strict()]);
+const MemberSpec = z.union([z.number().int().nonnegative(), z.object({ seed: z.number().int().nonnegative(), steps: z.number().int().positive() }).strict()], {
+  error: 'a member is a jepa seed (an integer ≥ 0) or { "seed": s, "steps": n }',
+});
 export type MemberSpec = z.infer<typeof MemberSpec>;
 const memberOf = (r: { jepa: { seed: number; steps: number } }, m: MemberSpec) => (typeof m === 'number' ? { seed: m, steps: r.jepa.steps } : m);
 // what tells two members apart (and names a member's checkpoint folder): member-<seed>, or member-<seed>-<steps> when its

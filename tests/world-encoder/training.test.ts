@@ -180,6 +180,7 @@ describe('world encoder build', () => {
     // a member shorter than an object term that does not train alone throughout is refused up front
     const half: WorldEncoderRecipe = { ...r, jepa: { ...r.jepa, objects: { ...r.jepa.objects!, aloneSteps: 2 } }, members: [5, { seed: 9, steps: 1 }] };
     expect(WorldEncoderRecipe.safeParse(half).error?.issues[0].message).toMatch(/a member runs at least objects.aloneSteps/);
+    expect(WorldEncoderRecipe.safeParse({ ...r, members: [5, { seed: 9, step: 5 }] }).error?.issues[0].message).toMatch(/a member is a jepa seed \(an integer ≥ 0\) or \{ "seed": s, "steps": n \}/);
   }, 300_000);
 
   it('is deterministic with object views (objects drawn alone), which change what is learnt; the recipe needs both halves', async () => {
