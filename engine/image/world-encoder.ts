@@ -31,11 +31,11 @@ const MemberSpec = z.union([z.number().int().nonnegative(), z.object({ seed: z.n
 });
 export type MemberSpec = z.infer<typeof MemberSpec>;
 const memberOf = (r: { jepa: { seed: number; steps: number } }, m: MemberSpec) => (typeof m === 'number' ? { seed: m, steps: r.jepa.steps } : m);
-// what tells two members apart (and names a member's checkpoint folder): member-<seed>, or member-<seed>-<steps> when its
-// steps are its own
-const memberKey = (r: { jepa: { seed: number; steps: number } }, m: MemberSpec): string => {
+// what tells two members apart, and names a member (its log lines, its checkpoint folder member-<name>): the seed, or
+// <seed>-<steps> when its steps are its own
+const memberName = (r: { jepa: { seed: number; steps: number } }, m: MemberSpec): string => {
   const { seed, steps } = memberOf(r, m);
-  return steps === r.jepa.steps ? `member-${seed}` : `member-${seed}-${steps}`;
+  return steps === r.jepa.steps ? `${seed}` : `${seed}-${steps}`;
 };
 
 export const WorldEncoderRecipe = z.object({
@@ -61,7 +61,7 @@ export const WorldEncoderRecipe = z.object({
   // build holds ~3.7 GB with the shipped recipe's object renders). A member { seed, steps } runs its own schedule.
   members: z.array(MemberSpec).min(2).max(4).optional(),
 }).refine((r) => !r.world.objectRenders === !r.jepa.objects, { message: 'world.objectRenders and jepa.objects go together: object views need object renders' })
-  .refine((r) => !r.members || (memberKey(r, r.members[0]) === memberKey(r, r.jepa.seed) && new Set(r.members.map((m) => memberKey(r, m))).size === r.members.length), {
+  .refine((r) => !r.members || (memberName(r, r.members[0]) === memberName(r, r.jepa.seed) && new Set(r.members.map((m) => memberName(r, m))).size === r.members.length), {
     message: 'members: distinct draws (jepa seed and steps), the first jepa.seed at jepa.steps', path: ['members'],
   })
   .refine((r) => !r.members || r.members.every((m) => { const a = r.jepa.objects?.aloneSteps ?? 0; return a === r.jepa.steps || a <= memberOf(r, m).steps; }), {
@@ -378,7 +378,7 @@ function memberRecipe(r: WorldEncoderRecipe, m: MemberSpec): WorldEncoderRecipe 
   const { seed, steps } = memberOf(r, m), o = r.jepa.objects;
   return { world: r.world, jepa: { ...r.jepa, seed, steps, ...(o && { objects: { ...o, ...(o.aloneSteps === r.jepa.steps && { aloneSteps: steps }) } }) } };
 }
-// what a member's process is given (its checkpoints: a folder of the ensemble's, named by memberKey) and gives back
+// what a member's process is given (its checkpoints: a folder of the ensemble's, member-<memberName>) and gives back
 export const MemberInput = z.object({ recipe: WorldEncoderRecipe, checkpoints: BuildCheckpoints.optional() });
 export type MemberInput = z.infer<typeof MemberInput>;
 const MemberBuild = z.object({ bytes: z.string(), manifest: WorldEncoderManifest.omit({ file: true, probe: true }) }); // bytes: base64
@@ -394,14 +394,14 @@ async function buildEnsemble(recipe: WorldEncoderRecipe, hooks: BuildHooks, chec
   const log = hooks.log ?? (() => {});
   const specs = recipe.members!, lengths = specs.map((m) => memberOf(recipe, m).steps);
   const slots = new Set(lengths).size === 1 ? specs.length : cpus().length;
-  const describe = specs.map((m) => memberKey(recipe, m).replace(/^member-(\d+)-(\d+)$/, '$1 ($2 steps)').replace(/^member-/, '')).join(', ');
+  const describe = specs.map((m, k) => `${memberOf(recipe, m).seed}${lengths[k] === recipe.jepa.steps ? '' : ` (${lengths[k]} steps)`}`).join(', ');
   log(`an ensemble of ${specs.length} ViTs (jepa seeds ${describe}), each training in its own process, ${Math.min(slots, specs.length)} at a time, on ${cpus().length} cores`);
   const cmd = entryCommand(import.meta.url, 'encoder-member.ts', 'encoder-member.js');
   const stop = new AbortController();
   const buildOne = async (m: MemberSpec) => {
-    const key = memberKey(recipe, m), name = key.replace(/^member-/, '');
+    const name = memberName(recipe, m);
     try {
-      const input: MemberInput = { recipe: memberRecipe(recipe, m), ...(checkpoints && { checkpoints: { ...checkpoints, dir: join(checkpoints.dir, key) } }) };
+      const input: MemberInput = { recipe: memberRecipe(recipe, m), ...(checkpoints && { checkpoints: { ...checkpoints, dir: join(checkpoints.dir, `member-${name}`) } }) };
       const b = MemberBuild.parse(await callChild(cmd, input, `world-encoder member ${name}`, { onLine: (line) => log(`member ${name}: ${line}`), signal: stop.signal }));
       return { bytes: Buffer.from(b.bytes, 'base64'), manifest: b.manifest, source: `world-encoder member ${name}` };
     } catch (err) {
@@ -489,9 +489,9 @@ export async function joinWorldEncoders(models: readonly { bytes: Uint8Array; ma
   if (members.length < 2) throw new InputError(`join: ${members.length} ViT${members.length === 1 ? '' : 's'}; an ensemble needs at least 2`);
   // each member as r0's members name it: its seed, with its steps where they are not r0's
   const specs = members.map(({ spec }): MemberSpec => (spec.steps === r0.jepa.steps ? spec.seed : spec));
-  const keys = specs.map((m) => memberKey(r0, m));
-  const twice = keys.find((x, i) => keys.indexOf(x) !== i);
-  if (twice !== undefined) throw new InputError(`join: two ViTs of jepa seed ${twice.replace(/^member-(\d+)(-(\d+))?$/, (_, s, __, n) => (n ? `${s} at ${n} steps` : s))}; an ensemble's members are distinct draws`);
+  const names = specs.map((m) => memberName(r0, m));
+  const twice = specs.find((_, i) => names.indexOf(names[i]) !== i);
+  if (twice !== undefined) throw new InputError(`join: two ViTs of jepa seed ${typeof twice === 'number' ? twice : `${twice.seed} at ${twice.steps} steps`}; an ensemble's members are distinct draws`);
   const read = pooler ?? r0.pooler;
   if (!read) throw new InputError(`join: ${models[0].source} has no read-out to fit over the members; give a pooler recipe`);
   const joined = await joinMembers(WorldEncoderRecipe.parse({ ...r0, pooler: read, members: specs }), members, log);
