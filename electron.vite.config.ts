@@ -8,12 +8,22 @@ import vue from '@vitejs/plugin-vue';
 export default defineConfig({
   main: {
     build: {
-      rollupOptions: { input: { index: resolve('electron/main/index.ts'), worker: resolve('engine/worker/main.ts'), 'lab-task': resolve('engine/api/lab-task.ts'), 'encoder-member': resolve('engine/image/encoder-member.ts') } },
+      rollupOptions: {
+        input: {
+          index: resolve('electron/main/index.ts'),
+          worker: resolve('engine/worker/main.ts'),
+          'lab-task': resolve('engine/api/lab-task.ts'),
+          'encoder-member': resolve('engine/image/encoder-member.ts'),
+        },
+      },
     },
   },
   preload: {
     build: {
-      rollupOptions: { input: { index: resolve('electron/preload/index.ts') }, output: { format: 'cjs', entryFileNames: '[name].cjs' } },
+      rollupOptions: {
+        input: { index: resolve('electron/preload/index.ts') },
+        output: { format: 'cjs', entryFileNames: '[name].cjs' },
+      },
     },
   },
   renderer: {

@@ -9,7 +9,9 @@ import { defineConfig } from 'vitest/config';
 const chromiumLoader = '/usr/lib/chromium/libvulkan.so.1';
 const systemLoader = (): boolean => {
   try {
-    return /libvulkan\.so\.1\b/.test(execFileSync('ldconfig', ['-p'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+    return /libvulkan\.so\.1\b/.test(
+      execFileSync('ldconfig', ['-p'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }),
+    );
   } catch {
     return false;
   }

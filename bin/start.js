@@ -16,15 +16,20 @@ const QUICK_EXIT_MS = 15_000; // a window that exits with an error this soon did
 // (require of ES modules is on from Node 20.19), but when it fails this is the likely reason.
 const [major, minor] = process.versions.node.split('.').map(Number);
 const oldNode = major < 22 || (major === 22 && minor < 12);
-const nodeHint = oldNode ? `; Electron 45's installer needs Node 22.12 or newer, this is Node ${process.versions.node}` : '';
+const nodeHint = oldNode
+  ? `; Electron 45's installer needs Node 22.12 or newer, this is Node ${process.versions.node}`
+  : '';
 
 // Electron's installer, run when the binary is missing; its error (say "TypeError: fetch failed") on failure.
 function download() {
   const pkg = dirname(require.resolve('electron/package.json'));
   const rel = existsSync(join(pkg, 'path.txt')) ? readFileSync(join(pkg, 'path.txt'), 'utf8') : null;
   if (process.env.ELECTRON_OVERRIDE_DIST_PATH || (rel && existsSync(join(pkg, 'dist', rel)))) return null;
-  console.log('Downloading Electron\'s binary (first start only)…');
-  const r = spawnSync(process.execPath, [join(pkg, 'install.js')], { stdio: ['ignore', 'inherit', 'pipe'], encoding: 'utf8' });
+  console.log("Downloading Electron's binary (first start only)…");
+  const r = spawnSync(process.execPath, [join(pkg, 'install.js')], {
+    stdio: ['ignore', 'inherit', 'pipe'],
+    encoding: 'utf8',
+  });
   return r.status === 0 ? null : (r.stderr.split('\n').find((l) => /\w*Error\b/.test(l)) ?? `exit ${r.status}`).trim();
 }
 
@@ -41,7 +46,9 @@ function electronBinary() {
 
 function serveInstead(why) {
   console.log(`${why}: serving the same UI in your browser instead.`);
-  const child = spawn(process.execPath, [join(root, 'bin', 'prh.js'), 'serve', ...process.argv.slice(2)], { stdio: 'inherit' });
+  const child = spawn(process.execPath, [join(root, 'bin', 'prh.js'), 'serve', ...process.argv.slice(2)], {
+    stdio: 'inherit',
+  });
   child.on('exit', (code) => process.exit(code ?? 0));
 }
 

@@ -14,7 +14,12 @@ export class DiskFullError extends Error {
 
 // `err` as a DiskFullError naming `path` when it is one, else unchanged.
 export const diskFull = (err: unknown, path: string): unknown =>
-  err instanceof DiskFullError ? err : ['ENOSPC', 'EDQUOT'].includes((err as NodeJS.ErrnoException)?.code ?? '') ? new DiskFullError(path) : err;
+  err instanceof DiskFullError
+    ? err
+    : ['ENOSPC', 'EDQUOT'].includes((err as NodeJS.ErrnoException)?.code ?? '')
+      ? new DiskFullError(path)
+      : err;
 
 // A path as a message shows it: a caller's path can be any length (a fuzzed or pasted one), a message stays readable.
-export const clipPath = (p: string, max = 240): string => (p.length <= max ? p : `${p.slice(0, max / 2)}…${p.slice(-max / 2)}`);
+export const clipPath = (p: string, max = 240): string =>
+  p.length <= max ? p : `${p.slice(0, max / 2)}…${p.slice(-max / 2)}`;

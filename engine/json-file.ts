@@ -29,7 +29,9 @@ export function decodeUtf8(file: string, bytes: Uint8Array, warn: Warn = process
     line++;
     start = i + 1;
   }
-  warn(`${file}: ${bad.length} line(s) are not valid UTF-8 and read with U+FFFD in place of the bad bytes: line ${bad.slice(0, 5).join(', ')}${bad.length > 5 ? ', ...' : ''}`);
+  warn(
+    `${file}: ${bad.length} line(s) are not valid UTF-8 and read with U+FFFD in place of the bad bytes: line ${bad.slice(0, 5).join(', ')}${bad.length > 5 ? ', ...' : ''}`,
+  );
   return new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes);
 }
 
@@ -56,7 +58,11 @@ export function parseJson<S extends z.ZodType>(file: string, text: string, schem
     const at = text.trim() === '' ? ' (empty file)' : pos === null ? ' at end of file' : ` at ${lineColumn(text, pos)}`;
     // Never the file's own characters: V8 quotes the text around the error ("root:x:0:0"...), which for a file
     // that is not JSON at all (a served page naming /etc/passwd) would hand its first bytes to the caller.
-    const reason = /^Unexpected token/.test(msg) ? 'unexpected character' : msg.replace(/( in JSON)? at position \d+.*/, '').replace(/, (\.\.\.)?"[\s\S]*"(\.\.\.)? is not valid JSON$/, '');
+    const reason = /^Unexpected token/.test(msg)
+      ? 'unexpected character'
+      : msg
+          .replace(/( in JSON)? at position \d+.*/, '')
+          .replace(/, (\.\.\.)?"[\s\S]*"(\.\.\.)? is not valid JSON$/, '');
     throw new InputError(`${file}: invalid JSON${at}: ${reason}`);
   }
   const r = schema.safeParse(raw);
@@ -68,7 +74,8 @@ export function parseJson<S extends z.ZodType>(file: string, text: string, schem
   return r.data;
 }
 
-export const readJson = <S extends z.ZodType>(file: string, schema: S, what?: string, warn?: Warn): z.infer<S> => parseJson(file, readText(file, warn), schema, what);
+export const readJson = <S extends z.ZodType>(file: string, schema: S, what?: string, warn?: Warn): z.infer<S> =>
+  parseJson(file, readText(file, warn), schema, what);
 
 // V8 (Node 20) gives either "at position N" or, for an unexpected token, the 10 characters either side of it
 // ("..." marking a cut); both are turned back into an offset.

@@ -10,8 +10,16 @@ const RunId = z.object({ id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}
 
 // What a researcher keeps on a run beside the job's own files: tags, a note, and whether it is archived (hidden
 // from the run table unless asked for).
-const annotationFields = { tags: z.array(z.string().trim().min(1).max(40)).max(20), note: z.string().max(4000), archived: z.boolean() };
-export const RunAnnotation = z.object({ tags: annotationFields.tags.default([]), note: annotationFields.note.default(''), archived: annotationFields.archived.default(false) });
+const annotationFields = {
+  tags: z.array(z.string().trim().min(1).max(40)).max(20),
+  note: z.string().max(4000),
+  archived: z.boolean(),
+};
+export const RunAnnotation = z.object({
+  tags: annotationFields.tags.default([]),
+  note: annotationFields.note.default(''),
+  archived: annotationFields.archived.default(false),
+});
 export type RunAnnotation = z.infer<typeof RunAnnotation>;
 // A change to some of them (no defaults: a field left out stays as it is).
 const RunAnnotationPatch = z.object(annotationFields).partial();
@@ -19,7 +27,11 @@ const RunAnnotationPatch = z.object(annotationFields).partial();
 // Interactive theory queries are capped so they answer within a slider drag (< ~50 ms); bigger work is a run.
 const small = (max: number) => z.number().int().min(3).max(max);
 export const ExploreQuery = ExploreParams;
-export const Thm1Query = Thm1Params.extend({ n: small(40).default(12), observationsA: small(120).default(20), observationsB: small(120).default(24) });
+export const Thm1Query = Thm1Params.extend({
+  n: small(40).default(12),
+  observationsA: small(120).default(20),
+  observationsB: small(120).default(24),
+});
 export const Prop2Query = Prop2Params.extend({ n: small(60).default(12) });
 
 export const ApiParams = {
@@ -41,14 +53,25 @@ export const ApiParams = {
   datasets: z.object({}),
   imageModel: z.object({ path: z.string().min(1) }), // an ONNX image model's inputs, outputs and feature tensors
   datasetGallery: z.object({
-    path: z.string().min(1), from: z.number().int().min(0).default(0), count: z.number().int().min(1).max(64).default(12), split: z.enum(['train', 'val', 'test']).optional(),
+    path: z.string().min(1),
+    from: z.number().int().min(0).default(0),
+    count: z.number().int().min(1).max(64).default(12),
+    split: z.enum(['train', 'val', 'test']).optional(),
     query: z.string().max(200).optional(), // photos whose id or any caption contains it (case-insensitive)
   }),
   browseFolder: z.object({ path: z.string().optional() }), // a folder under the allowed roots; none: the roots themselves
-  photoViews: z.object({ path: z.string().min(1), photo: z.string().min(1), seed: z.number().int().min(0).default(0), runId: z.string().optional() }),
+  photoViews: z.object({
+    path: z.string().min(1),
+    photo: z.string().min(1),
+    seed: z.number().int().min(0).default(0),
+    runId: z.string().optional(),
+  }),
   matchImages: z.object({
     runId: z.string().min(1),
-    images: z.array(z.object({ name: z.string().max(300), base64: z.string().max(40_000_000) })).min(1).max(16),
+    images: z
+      .array(z.object({ name: z.string().max(300), base64: z.string().max(40_000_000) }))
+      .min(1)
+      .max(16),
     pool: z.union([z.literal('test'), z.string().min(1)]).default('test'), // 'test': the dataset's test captions; else a COCO captions JSON path
     topK: z.number().int().min(1).max(50).default(5),
     perPhoto: z.boolean().default(false), // list each pool photo once, at its best caption (its 5 captions say one scene)
@@ -71,14 +94,46 @@ export type VersionInfo = { app: string; node: string; runsDir: string; concurre
 // An image model as the New experiment screen lists it: outputs, and the intermediate tensors a classifier reads
 // its features from (MobileNetV2 int8: 464_quantized, the 1,280-d pooled feature); detail: shape, or producing op.
 export type ModelTensor = { name: string; detail: string };
-export type ImageModelInfo = { path: string; preset: 'dinov2' | 'imagenet-cnn' | 'custom'; inputs: ModelTensor[]; outputs: ModelTensor[]; features: ModelTensor[] };
-export type DatasetInfo = { path: string; name: string; source: string; exists: boolean; counts: { train: number; val: number; test: number } | null; params: Record<string, unknown> };
-export type GalleryItem = { id: string; split: 'train' | 'val' | 'test'; image: string | null /* data: URL */; captions: string[]; evalCaption: number };
+export type ImageModelInfo = {
+  path: string;
+  preset: 'dinov2' | 'imagenet-cnn' | 'custom';
+  inputs: ModelTensor[];
+  outputs: ModelTensor[];
+  features: ModelTensor[];
+};
+export type DatasetInfo = {
+  path: string;
+  name: string;
+  source: string;
+  exists: boolean;
+  counts: { train: number; val: number; test: number } | null;
+  params: Record<string, unknown>;
+};
+export type GalleryItem = {
+  id: string;
+  split: 'train' | 'val' | 'test';
+  image: string | null /* data: URL */;
+  captions: string[];
+  evalCaption: number;
+};
 export type Gallery = { path: string; total: number; items: GalleryItem[] };
 // One view: the whole source caption's tokens (index `caption` into the photo's captions), the kept span
 // [start, end) of them, and which of them were replaced by [MASK].
-export type InspectedView = { index: number; global: boolean; caption: number; tokens: string[]; span: [number, number]; masked: boolean[] };
-export type PhotoViews = { photo: string; captions: string[]; good: InspectedView[]; bad: InspectedView[]; seed: number };
+export type InspectedView = {
+  index: number;
+  global: boolean;
+  caption: number;
+  tokens: string[];
+  span: [number, number];
+  masked: boolean[];
+};
+export type PhotoViews = {
+  photo: string;
+  captions: string[];
+  good: InspectedView[];
+  bad: InspectedView[];
+  seed: number;
+};
 export type Match = { caption: string; cosine: number; photo: string | null };
 // Per arm (and seed) of the experiment, each readable dropped image's top-k pool captions; unreadable files are listed.
 // The server-side folder browser of `prh serve` (the desktop app uses the native dialog): sub-folders of one folder
@@ -86,7 +141,12 @@ export type Match = { caption: string; cosine: number; photo: string | null };
 export type FolderEntry = { name: string; path: string; dataset: boolean };
 export type FolderListing = { path: string | null; parent: string | null; roots: string[]; entries: FolderEntry[] };
 // executor: where an experiment's arms compute (its executor.json), null for other runs and older experiments.
-export type RunIndexEntry = { id: string; config: RunConfig | null; annotation: RunAnnotation; executor: 'local' | 'slurm' | null };
+export type RunIndexEntry = {
+  id: string;
+  config: RunConfig | null;
+  annotation: RunAnnotation;
+  executor: 'local' | 'slurm' | null;
+};
 // A dropped image that is one of the dataset's photos (same bytes): where each of its own captions ranks in the pool,
 // and where the photo ranks among the pool's photos, each at its best caption (null when its captions are not ranked).
 export type OwnCaptions = { photo: string; split: string; ranks: (number | null)[] | null; photoRank: number | null };

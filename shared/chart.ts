@@ -1,5 +1,13 @@
 // FigureSpec -> chart.js configuration, used by the renderer (live) and by engine/report (export).
-import { Chart, type ChartConfiguration, type ChartDataset, type ChartEvent, type LegendElement, type LegendItem, type Plugin } from 'chart.js';
+import {
+  Chart,
+  type ChartConfiguration,
+  type ChartDataset,
+  type ChartEvent,
+  type LegendElement,
+  type LegendItem,
+  type Plugin,
+} from 'chart.js';
 import { FigureSpec, PALETTE, type FigureSpecResolved, type RefLine } from './figures';
 
 export type ChartTheme = { fg: string; muted: string; grid: string; bg: string };
@@ -22,7 +30,13 @@ export const refLinesPlugin: Plugin<'line'> = {
       const px = (line.axis === 'y' ? scales.y : scales.x).getPixelForValue(line.value);
       if (line.axis === 'y' ? px < a.top || px > a.bottom : px < a.left || px > a.right) continue;
       ctx.beginPath();
-      if (line.axis === 'y') { ctx.moveTo(a.left, px); ctx.lineTo(a.right, px); } else { ctx.moveTo(px, a.top); ctx.lineTo(px, a.bottom); }
+      if (line.axis === 'y') {
+        ctx.moveTo(a.left, px);
+        ctx.lineTo(a.right, px);
+      } else {
+        ctx.moveTo(px, a.top);
+        ctx.lineTo(px, a.bottom);
+      }
       ctx.stroke();
     }
     ctx.restore();
@@ -39,8 +53,12 @@ type Flagged = { bars?: boolean; band?: boolean; yAxisID?: string };
 
 // Visible bar series share each x slot (80% of the smallest x gap), side by side: centre offset and width in px.
 function barLayout(chart: Chart): { offset: Map<number, number>; width: number } {
-  const idx = chart.data.datasets.map((ds, i) => ((ds as Flagged).bars && chart.isDatasetVisible(i) ? i : -1)).filter((i) => i >= 0);
-  const xs = [...new Set(idx.flatMap((i) => (chart.data.datasets[i].data as IntervalPoint[]).map((p) => p.x)))].sort((p, q) => p - q);
+  const idx = chart.data.datasets
+    .map((ds, i) => ((ds as Flagged).bars && chart.isDatasetVisible(i) ? i : -1))
+    .filter((i) => i >= 0);
+  const xs = [...new Set(idx.flatMap((i) => (chart.data.datasets[i].data as IntervalPoint[]).map((p) => p.x)))].sort(
+    (p, q) => p - q,
+  );
   const gap = xs.length > 1 ? Math.min(...xs.slice(1).map((v, k) => v - xs[k])) : 1;
   const slot = Math.abs(chart.scales.x.getPixelForValue(gap) - chart.scales.x.getPixelForValue(0)) * 0.8;
   const width = slot / Math.max(1, idx.length);
@@ -50,7 +68,8 @@ function barLayout(chart: Chart): { offset: Map<number, number>; width: number }
 // The lo..hi band of a series, filled under its line (a polygon along hi, back along lo), clipped to the chart.
 function drawBand(chart: Chart, i: number): void {
   const ds = chart.data.datasets[i];
-  const y = chart.scales[(ds as Flagged).yAxisID ?? 'y'], x = chart.scales.x;
+  const y = chart.scales[(ds as Flagged).yAxisID ?? 'y'],
+    x = chart.scales.x;
   const pts = (ds.data as IntervalPoint[]).filter((p) => p.y !== null && p.lo !== undefined && p.hi !== undefined);
   if (pts.length < 2) return;
   const { ctx } = chart;
@@ -85,7 +104,12 @@ export const intervalsPlugin: Plugin<'line'> = {
       for (const p of ds.data as IntervalPoint[]) {
         if (p.y === null) continue;
         const top = y.getPixelForValue(p.y);
-        ctx.fillRect(scales.x.getPixelForValue(p.x) + dx - width / 2 + 1, Math.min(top, base), width - 2, Math.abs(base - top));
+        ctx.fillRect(
+          scales.x.getPixelForValue(p.x) + dx - width / 2 + 1,
+          Math.min(top, base),
+          width - 2,
+          Math.abs(base - top),
+        );
       }
     }
     ctx.restore();
@@ -106,11 +130,15 @@ export const intervalsPlugin: Plugin<'line'> = {
       for (const p of ds.data as IntervalPoint[]) {
         if (p.lo === undefined || p.hi === undefined || p.y === null) continue;
         const px = scales.x.getPixelForValue(p.x) + (offset.get(i) ?? 0);
-        const lo = y.getPixelForValue(p.lo), hi = y.getPixelForValue(p.hi);
+        const lo = y.getPixelForValue(p.lo),
+          hi = y.getPixelForValue(p.hi);
         ctx.beginPath();
-        ctx.moveTo(px, lo); ctx.lineTo(px, hi);
-        ctx.moveTo(px - 5, lo); ctx.lineTo(px + 5, lo);
-        ctx.moveTo(px - 5, hi); ctx.lineTo(px + 5, hi);
+        ctx.moveTo(px, lo);
+        ctx.lineTo(px, hi);
+        ctx.moveTo(px - 5, lo);
+        ctx.lineTo(px + 5, lo);
+        ctx.moveTo(px - 5, hi);
+        ctx.lineTo(px + 5, hi);
         ctx.stroke();
       }
     });
@@ -146,13 +174,18 @@ function logTick(v: number | string): string {
 function extent(values: number[], log: boolean): { suggestedMin?: number; suggestedMax?: number } {
   const v = values.filter((x) => Number.isFinite(x) && (!log || x > 0));
   if (!v.length) return {};
-  let lo = Math.min(...v), hi = Math.max(...v);
+  let lo = Math.min(...v),
+    hi = Math.max(...v);
   const mag = Math.max(Math.abs(lo), Math.abs(hi));
   if (!log && hi - lo < 0.1 * mag) [lo, hi] = [(lo + hi) / 2 - 0.05 * mag, (lo + hi) / 2 + 0.05 * mag];
   return { suggestedMin: lo, suggestedMax: hi };
 }
 
-export function chartConfig(input: FigureSpec | FigureSpecResolved, theme: ChartTheme = LIGHT, opts: { animation?: boolean; background?: boolean } = {}): ChartConfiguration<'line'> {
+export function chartConfig(
+  input: FigureSpec | FigureSpecResolved,
+  theme: ChartTheme = LIGHT,
+  opts: { animation?: boolean; background?: boolean } = {},
+): ChartConfiguration<'line'> {
   const spec = FigureSpec.parse(input);
   const datasets = spec.series.map((s, i) => {
     const color = s.color ?? PALETTE[i % PALETTE.length];
@@ -170,16 +203,21 @@ export function chartConfig(input: FigureSpec | FigureSpecResolved, theme: Chart
       parsing: false,
       clip: 6, // points on the axis limits are drawn whole, not cut in half
     };
-    if (s.style === 'bars') Object.assign(ds, { bars: true, showLine: false, pointRadius: 0, pointHitRadius: 8, pointStyle: 'rect' });
+    if (s.style === 'bars')
+      Object.assign(ds, { bars: true, showLine: false, pointRadius: 0, pointHitRadius: 8, pointStyle: 'rect' });
     if (s.band) Object.assign(ds, { band: true });
     if (s.faint) Object.assign(ds, { faint: true }); // the hover read-out skips it
     return ds;
   });
   const values = (axis: 'x' | 'left' | 'right') => [
-    ...spec.series.filter((s) => axis === 'x' || (s.yAxis === 'right') === (axis === 'right')).flatMap((s) => [
-      ...s.points.flatMap((p) => (axis === 'x' ? [p.x] : [p.y, p.lo, p.hi]).filter((v): v is number => typeof v === 'number')),
-      ...(s.style === 'bars' && axis !== 'x' ? [0] : []),
-    ]),
+    ...spec.series
+      .filter((s) => axis === 'x' || (s.yAxis === 'right') === (axis === 'right'))
+      .flatMap((s) => [
+        ...s.points.flatMap((p) =>
+          (axis === 'x' ? [p.x] : [p.y, p.lo, p.hi]).filter((v): v is number => typeof v === 'number'),
+        ),
+        ...(s.style === 'bars' && axis !== 'x' ? [0] : []),
+      ]),
     ...spec.refLines.filter((l) => (l.axis === 'x') === (axis === 'x') && axis !== 'right').map((l) => l.value),
   ];
   const axis = (a: FigureSpecResolved['x'], which: 'x' | 'left' | 'right') => ({
@@ -192,10 +230,16 @@ export function chartConfig(input: FigureSpec | FigureSpecResolved, theme: Chart
     // Category axes (arms, rank bins) label the integer positions only; integer axes (epochs) tick whole numbers.
     // Neither adds ticks at its padded limits (-0.6, 0.5), which would crowd out the first real label.
     ticks: a.categories
-      ? { color: theme.fg, stepSize: 1, autoSkip: false, includeBounds: false, callback: (v: number | string) => (Number.isInteger(Number(v)) ? a.categories?.[Number(v)] ?? '' : '') }
+      ? {
+          color: theme.fg,
+          stepSize: 1,
+          autoSkip: false,
+          includeBounds: false,
+          callback: (v: number | string) => (Number.isInteger(Number(v)) ? (a.categories?.[Number(v)] ?? '') : ''),
+        }
       : a.log
-      ? { color: theme.muted, maxRotation: 0, callback: logTick }
-      : { color: theme.muted, ...(a.integer ? { precision: 0, includeBounds: false } : {}) },
+        ? { color: theme.muted, maxRotation: 0, callback: logTick }
+        : { color: theme.muted, ...(a.integer ? { precision: 0, includeBounds: false } : {}) },
     grid: { color: theme.grid, drawOnChartArea: which !== 'right' },
     border: { color: theme.grid },
   });
@@ -217,20 +261,35 @@ export function chartConfig(input: FigureSpec | FigureSpecResolved, theme: Chart
         // the reference lines as dashed lines in their colour.
         legend: {
           display: shown > 1,
-          onClick: (e: ChartEvent, item: LegendItem, legend: LegendElement<'line'>) => item.datasetIndex !== undefined && Chart.defaults.plugins.legend.onClick.call(legend, e, item, legend),
+          onClick: (e: ChartEvent, item: LegendItem, legend: LegendElement<'line'>) =>
+            item.datasetIndex !== undefined && Chart.defaults.plugins.legend.onClick.call(legend, e, item, legend),
           labels: {
-            color: theme.fg, usePointStyle: true, boxHeight: 9,
+            color: theme.fg,
+            usePointStyle: true,
+            boxHeight: 9,
             generateLabels: (chart: Chart) => [
-              ...Chart.defaults.plugins.legend.labels.generateLabels(chart)
+              ...Chart.defaults.plugins.legend.labels
+                .generateLabels(chart)
                 .filter((item) => !spec.series[item.datasetIndex!]?.faint)
                 .map((item) => {
                   const s = spec.series[item.datasetIndex!];
                   const line = s?.style !== 'points' && s?.style !== 'bars';
-                  return { ...item, pointStyle: s?.style === 'points' ? 'circle' : s?.style === 'bars' ? 'rect' : 'line', lineWidth: line ? 2 : 0, lineDash: line ? LEGEND_DASHES[s.dash] : [] };
+                  return {
+                    ...item,
+                    pointStyle: s?.style === 'points' ? 'circle' : s?.style === 'bars' ? 'rect' : 'line',
+                    lineWidth: line ? 2 : 0,
+                    lineDash: line ? LEGEND_DASHES[s.dash] : [],
+                  };
                 }),
               ...spec.refLines.map((l) => ({
-                text: l.label, fontColor: theme.fg, strokeStyle: l.color ?? theme.muted, fillStyle: l.color ?? theme.muted,
-                lineDash: LEGEND_DASHES.dashed, lineWidth: 1.5, pointStyle: 'line' as const, hidden: false,
+                text: l.label,
+                fontColor: theme.fg,
+                strokeStyle: l.color ?? theme.muted,
+                fillStyle: l.color ?? theme.muted,
+                lineDash: LEGEND_DASHES.dashed,
+                lineWidth: 1.5,
+                pointStyle: 'line' as const,
+                hidden: false,
               })),
             ],
           },

@@ -1,6 +1,16 @@
 // Many runs side by side: one metric's curves of every run overlaid (colour by run and dash by arm, or the
 // reverse; seeds folded into mean ± sd bands on request), and what changed between their configs.
-import { armColor, armRank, bySeries, seedMeans, smoothed, withX, X_LABEL, type CurveMetric, type XMode } from './curves';
+import {
+  armColor,
+  armRank,
+  bySeries,
+  seedMeans,
+  smoothed,
+  withX,
+  X_LABEL,
+  type CurveMetric,
+  type XMode,
+} from './curves';
 import { PALETTE, type FigureSpec, type Series } from './figures';
 import type { MetricRecord } from './runs';
 import type { TableSpec } from './tables';
@@ -15,8 +25,9 @@ export const runColor = (index: number) => PALETTE[index % PALETTE.length];
 export function overlayFigure(runs: OverlayRun[], metric: CurveMetric, view: OverlayView): FigureSpec {
   const native: XMode = metric.scope === 'train' ? 'step' : 'epoch';
   const mode = view.x ?? native;
-  const arms = [...new Set(runs.flatMap((r) => bySeries(r.records, metric.scope, metric.key).map((s) => s.arm)))]
-    .sort((a, b) => armRank(a) - armRank(b));
+  const arms = [...new Set(runs.flatMap((r) => bySeries(r.records, metric.scope, metric.key).map((s) => s.arm)))].sort(
+    (a, b) => armRank(a) - armRank(b),
+  );
   const many = runs.length > 1 || !!view.named;
   const style = (runIndex: number, arm: string) => {
     const a = arms.indexOf(arm);
@@ -28,11 +39,24 @@ export function overlayFigure(runs: OverlayRun[], metric: CurveMetric, view: Ove
     const curves = withX(bySeries(run.records, metric.scope, metric.key), run.records, metric.scope, mode);
     const name = (arm: string) => (many ? `${run.label}: ${arm}` : arm);
     if (view.bands && new Set(curves.map((c) => c.seed)).size > 1) {
-      return seedMeans(curves).map((m) => ({ label: `${name(m.arm)} (mean ± sd, ${m.seeds} seeds)`, ...style(i, m.arm), band: true, style: 'line' as const, yAxis: 'left' as const, faint: false, points: m.points }));
+      return seedMeans(curves).map((m) => ({
+        label: `${name(m.arm)} (mean ± sd, ${m.seeds} seeds)`,
+        ...style(i, m.arm),
+        band: true,
+        style: 'line' as const,
+        yAxis: 'left' as const,
+        faint: false,
+        points: m.points,
+      }));
     }
     const seeds = new Set(curves.map((c) => c.seed)).size;
     return curves.map((c) => ({
-      label: `${name(c.arm)}${seeds > 1 ? ` s${c.seed}` : ''}`, ...style(i, c.arm), band: false, style: 'line' as const, yAxis: 'left' as const, faint: false,
+      label: `${name(c.arm)}${seeds > 1 ? ` s${c.seed}` : ''}`,
+      ...style(i, c.arm),
+      band: false,
+      style: 'line' as const,
+      yAxis: 'left' as const,
+      faint: false,
       points: c.points.map(({ x, y }) => ({ x, y })),
     }));
   });
@@ -40,7 +64,10 @@ export function overlayFigure(runs: OverlayRun[], metric: CurveMetric, view: Ove
   const spec: FigureSpec = {
     id: `compare-${metric.id}`,
     title: `${metric.title}, ${many ? 'runs overlaid' : 'per arm'} (${view.colourBy === 'run' ? 'colour: run, line style: arm' : 'colour: arm, line style: run'})`,
-    x: mode === 'epoch' && native === 'epoch' ? { label: 'epoch', min: 0.5, max: lastX + 0.5, integer: true } : { label: X_LABEL[mode], integer: mode === 'step' },
+    x:
+      mode === 'epoch' && native === 'epoch'
+        ? { label: 'epoch', min: 0.5, max: lastX + 0.5, integer: true }
+        : { label: X_LABEL[mode], integer: mode === 'step' },
     y: { label: metric.label, ...(metric.scope === 'eval' ? { min: 0 } : {}) }, // scores are never negative
     series,
     refLines: [],
@@ -52,7 +79,11 @@ export function overlayFigure(runs: OverlayRun[], metric: CurveMetric, view: Ove
 function flattenConfig(value: unknown, prefix = ''): Map<string, string> {
   const out = new Map<string, string>();
   const walk = (v: unknown, k: string) => {
-    if (v !== null && typeof v === 'object' && !(Array.isArray(v) && v.every((x) => x === null || typeof x !== 'object'))) {
+    if (
+      v !== null &&
+      typeof v === 'object' &&
+      !(Array.isArray(v) && v.every((x) => x === null || typeof x !== 'object'))
+    ) {
       for (const [kk, vv] of Object.entries(v)) walk(vv, k ? `${k}.${kk}` : kk);
     } else out.set(k, Array.isArray(v) ? v.join(', ') : v === undefined ? '' : String(v));
   };
@@ -68,7 +99,10 @@ export function configDiff(runs: { label: string; config: unknown }[], id = 'con
   return {
     id,
     title: `What changed between the runs (${differs.length} of ${keys.length} settings differ)`,
-    columns: [{ key: 'setting', label: 'Setting' }, ...runs.map((r, i) => ({ key: `run${i}`, label: r.label || `run ${i + 1}` }))],
+    columns: [
+      { key: 'setting', label: 'Setting' },
+      ...runs.map((r, i) => ({ key: `run${i}`, label: r.label || `run ${i + 1}` })),
+    ],
     rows: differs.map((k) => ({ setting: k, ...Object.fromEntries(flat.map((f, i) => [`run${i}`, f.get(k) ?? '—'])) })),
   };
 }

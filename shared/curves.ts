@@ -25,11 +25,19 @@ export const CURVE_METRICS = [
 export type CurveMetric = (typeof CURVE_METRICS)[number];
 
 // One colour per arm everywhere (Okabe-Ito): good blue, bad vermillion, ntp green, pair-ntp purple.
-export const ARM_COLOR: Record<string, string> = { good: '#0072B2', bad: '#D55E00', ntp: '#009E73', 'pair-ntp': '#CC79A7' };
+export const ARM_COLOR: Record<string, string> = {
+  good: '#0072B2',
+  bad: '#D55E00',
+  ntp: '#009E73',
+  'pair-ntp': '#CC79A7',
+};
 export const armColor = (arm: string) => ARM_COLOR[arm] ?? '#E69F00';
 const ARM_ORDER = Object.keys(ARM_COLOR);
 // An arm's place in the paper's order (good, bad, ntp, pair-ntp); any other arm after them.
-export const armRank = (arm: string): number => { const i = ARM_ORDER.indexOf(arm); return i < 0 ? ARM_ORDER.length : i; };
+export const armRank = (arm: string): number => {
+  const i = ARM_ORDER.indexOf(arm);
+  return i < 0 ? ARM_ORDER.length : i;
+};
 export const isNtp = (arm: string) => arm === 'ntp' || arm === 'pair-ntp'; // their loss is a cross-entropy
 
 const key = (arm: string, seed: number) => `${arm}\u0000${seed}`;
@@ -47,7 +55,7 @@ export function bySeries(records: readonly MetricRecord[], scope: string, metric
     groups.set(key(arm, seed), g);
   }
   return [...groups.values()]
-    .sort((a, b) => (armRank(a.arm) - armRank(b.arm)) || a.arm.localeCompare(b.arm) || a.seed - b.seed)
+    .sort((a, b) => armRank(a.arm) - armRank(b.arm) || a.arm.localeCompare(b.arm) || a.seed - b.seed)
     .map((g) => ({ arm: g.arm, seed: g.seed, points: [...g.at.values()].sort((a, b) => a.x - b.x) }));
 }
 
@@ -55,7 +63,8 @@ export function bySeries(records: readonly MetricRecord[], scope: string, metric
 // the same pass over the same photos every time, so one count converts steps and epochs both ways.
 function stepsPerEpoch(records: readonly MetricRecord[]): Map<string, number> {
   const firstEpoch = new Map<string, number>();
-  for (const r of records) if (r.scope === 'epoch' && r.x === 1) firstEpoch.set(key(tagsOf(r).arm, tagsOf(r).seed), r.t);
+  for (const r of records)
+    if (r.scope === 'epoch' && r.x === 1) firstEpoch.set(key(tagsOf(r).arm, tagsOf(r).seed), r.t);
   const out = new Map<string, number>();
   for (const r of records) {
     if (r.scope !== 'train') continue;
@@ -68,7 +77,12 @@ function stepsPerEpoch(records: readonly MetricRecord[]): Map<string, number> {
 
 // The series with x as the chosen axis: wall time in minutes since the run's first record, or steps and epochs
 // converted through steps per epoch. A series that cannot be converted yet (no epoch finished) is left out.
-export function withX(series: CurveSeries[], records: readonly MetricRecord[], scope: string, mode: XMode): CurveSeries[] {
+export function withX(
+  series: CurveSeries[],
+  records: readonly MetricRecord[],
+  scope: string,
+  mode: XMode,
+): CurveSeries[] {
   const native: XMode = scope === 'train' ? 'step' : 'epoch';
   if (mode === native) return series;
   if (mode === 'time') {
@@ -86,14 +100,17 @@ export function withX(series: CurveSeries[], records: readonly MetricRecord[], s
 export const X_LABEL: Record<XMode, string> = { step: 'step', epoch: 'epoch', time: 'wall time (min)' };
 
 // Seeds of one arm folded into their mean, with a ±1 sd band, at the x values every seed reached.
-export function seedMeans(series: CurveSeries[]): { arm: string; seeds: number; points: { x: number; y: number; lo: number; hi: number }[] }[] {
+export function seedMeans(
+  series: CurveSeries[],
+): { arm: string; seeds: number; points: { x: number; y: number; lo: number; hi: number }[] }[] {
   const arms = [...new Set(series.map((s) => s.arm))];
   return arms.map((arm) => {
     const of = series.filter((s) => s.arm === arm);
     const at = of.map((s) => new Map(s.points.filter((p) => p.y !== null).map((p) => [p.x, p.y as number])));
     const xs = [...at[0].keys()].filter((x) => at.every((m) => m.has(x))).sort((a, b) => a - b);
     return {
-      arm, seeds: of.length,
+      arm,
+      seeds: of.length,
       points: xs.map((x) => {
         const ys = at.map((m) => m.get(x)!);
         const mean = ys.reduce((a, b) => a + b, 0) / ys.length;
@@ -107,7 +124,8 @@ export function seedMeans(series: CurveSeries[]): { arm: string; seeds: number; 
 // TensorBoard's debiased exponential moving average: s_i = Σ w^(i-j)(1-w) y_j / Σ w^(i-j)(1-w), so the first points
 // are not pulled towards 0. weight 0 is the raw curve; nulls are gaps and do not enter the average.
 export function ema(ys: readonly (number | null)[], weight: number): (number | null)[] {
-  let acc = 0, norm = 0;
+  let acc = 0,
+    norm = 0;
   return ys.map((y) => {
     if (y === null || !Number.isFinite(y)) return y;
     acc = acc * weight + (1 - weight) * y;
@@ -123,8 +141,14 @@ export function smoothed(spec: FigureSpec, weight: number): FigureSpec {
     ...spec,
     series: spec.series.flatMap((s) => {
       if ((s.style ?? 'line') !== 'line' || s.faint || s.points.length < 3) return [s];
-      const ys = ema(s.points.map((p) => p.y), weight);
-      return [{ ...s, faint: true, band: false }, { ...s, points: s.points.map((p, i) => ({ ...p, y: ys[i] })) }];
+      const ys = ema(
+        s.points.map((p) => p.y),
+        weight,
+      );
+      return [
+        { ...s, faint: true, band: false },
+        { ...s, points: s.points.map((p, i) => ({ ...p, y: ys[i] })) },
+      ];
     }),
   };
 }

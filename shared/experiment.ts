@@ -62,9 +62,15 @@ export const ImageViews = z.object({
 export type ImageViews = z.infer<typeof ImageViews>;
 
 const Rate = z.number().positive();
-const ARM_RATES = { good: Rate.optional(), bad: Rate.optional(), ntp: Rate.optional(), 'pair-ntp': Rate.optional() } satisfies Record<Arm, unknown>;
+const ARM_RATES = {
+  good: Rate.optional(),
+  bad: Rate.optional(),
+  ntp: Rate.optional(),
+  'pair-ntp': Rate.optional(),
+} satisfies Record<Arm, unknown>;
 const ArmRates = z.strictObject(ARM_RATES, {
-  error: (iss) => (iss.code === 'unrecognized_keys' ? `not arms: ${iss.keys.join(', ')} (arms: ${ARMS.join(', ')})` : undefined),
+  error: (iss) =>
+    iss.code === 'unrecognized_keys' ? `not arms: ${iss.keys.join(', ')} (arms: ${ARMS.join(', ')})` : undefined,
 });
 
 export const ExperimentConfig = z
@@ -89,23 +95,45 @@ export const ExperimentConfig = z
   })
   .refine((c) => new Set(c.arms).size === c.arms.length, { path: ['arms'], message: 'each arm once' })
   .refine((c) => Object.keys(c.armLr ?? {}).every((a) => c.arms.includes(a as Arm)), {
-    path: ['armLr'], message: 'a learning rate for an arm the experiment does not train',
+    path: ['armLr'],
+    message: 'a learning rate for an arm the experiment does not train',
   })
-  .refine((c) => new Set(c.imageViews?.arms ?? []).size === (c.imageViews?.arms.length ?? 0), { path: ['imageViews', 'arms'], message: 'each image arm once' })
+  .refine((c) => new Set(c.imageViews?.arms ?? []).size === (c.imageViews?.arms.length ?? 0), {
+    path: ['imageViews', 'arms'],
+    message: 'each image arm once',
+  })
   .refine((c) => !c.imageViews || c.arms.every((a) => a === 'good' || a === 'bad'), {
-    path: ['arms'], message: 'the 2x2 experiment (image views) compares JEPA text arms only, as the paper (no NTP): use text arms good and/or bad',
+    path: ['arms'],
+    message:
+      'the 2x2 experiment (image views) compares JEPA text arms only, as the paper (no NTP): use text arms good and/or bad',
   })
   .refine((c) => !c.imageViews || (c.image.model === 'world' && !c.image.embeddings), {
-    path: ['image'], message: 'the 2x2 experiment (image views) trains its own image encoders: an image model or precomputed image embeddings do not apply',
+    path: ['image'],
+    message:
+      'the 2x2 experiment (image views) trains its own image encoders: an image model or precomputed image embeddings do not apply',
   });
 export type ExperimentConfig = z.infer<typeof ExperimentConfig>;
 export type ExperimentConfigInput = z.input<typeof ExperimentConfig>;
 
 // The train run of one arm and seed (unparsed: TrainConfig.parse fills its defaults).
-export function armConfig(c: Pick<ExperimentConfig, 'data' | 'images' | 'splitSeed' | 'eval' | 'train' | 'armLr'>, arm: Arm, seed: number, evaluation?: TrainEvaluation): TrainConfigInput {
+export function armConfig(
+  c: Pick<ExperimentConfig, 'data' | 'images' | 'splitSeed' | 'eval' | 'train' | 'armLr'>,
+  arm: Arm,
+  seed: number,
+  evaluation?: TrainEvaluation,
+): TrainConfigInput {
   return {
-    ...c.train, lr: armLr(c, arm), kind: 'train', version: 1, name: `${arm} (seed ${seed})`, data: c.data, ...(c.images ? { images: c.images } : {}),
-    split: experimentSplit(c), arm, seed, ...(evaluation ? { evaluation } : {}),
+    ...c.train,
+    lr: armLr(c, arm),
+    kind: 'train',
+    version: 1,
+    name: `${arm} (seed ${seed})`,
+    data: c.data,
+    ...(c.images ? { images: c.images } : {}),
+    split: experimentSplit(c),
+    arm,
+    seed,
+    ...(evaluation ? { evaluation } : {}),
   };
 }
 
@@ -114,14 +142,19 @@ export function armConfig(c: Pick<ExperimentConfig, 'data' | 'images' | 'splitSe
 export const WORLD_ARM_LR = { good: 4e-3, bad: 1e-3, ntp: 1e-3 } as const satisfies Partial<Record<Arm, number>>;
 // `prh demo`'s epochs: the good arm still gains after 8 (R@1 .387 -> .448, 3 seeds) and 12 fit the demo's 10 minutes (529 s on 2 cores).
 export const DEMO_EPOCHS = 12;
-export const ratesText = (rates: Partial<Record<Arm, number>>) => Object.entries(rates).map(([a, x]) => `${a} ${x.toExponential()}`).join(', ');
+export const ratesText = (rates: Partial<Record<Arm, number>>) =>
+  Object.entries(rates)
+    .map(([a, x]) => `${a} ${x.toExponential()}`)
+    .join(', ');
 
 // The peak learning rate one arm trains at.
 export const armLr = (c: Pick<ExperimentConfig, 'train' | 'armLr'>, arm: Arm): number => c.armLr?.[arm] ?? c.train.lr;
 
 // The seeded split an experiment opens its data with (used only by data without a split of its own).
 export const experimentSplit = (c: Pick<ExperimentConfig, 'splitSeed' | 'eval'>) => ({
-  seed: c.splitSeed, ...(c.eval.fitPairs ? { val: c.eval.fitPairs } : {}), ...(c.eval.testPairs ? { test: c.eval.testPairs } : {}),
+  seed: c.splitSeed,
+  ...(c.eval.fitPairs ? { val: c.eval.fitPairs } : {}),
+  ...(c.eval.testPairs ? { test: c.eval.testPairs } : {}),
 });
 
 // What an experiment run streams (metrics.jsonl of the experiment, relayed from its arms), all tagged {arm, seed}:
@@ -143,30 +176,63 @@ export type ArmResult = {
   select?: SelectPolicy; // that policy (absent in older results: last)
   lr?: number; // the peak learning rate it trained at (absent in older results)
   diverged?: string; // set when the arm diverged (NaN/Inf): why; `epoch` is then its last good checkpoint's
-  r1: Interval; r5: Interval; r10: Interval; t2iR1: Interval;
+  r1: Interval;
+  r5: Interval;
+  r10: Interval;
+  t2iR1: Interval;
   mknn: Interval | null; // null when degenerate (zero-variance features)
   fitR1: number; // R@1 of the fit pairs among themselves: the overfitting gap
   controls: { random: number; shuffled: number }; // R@1 under a random orthonormal map / a map fitted on shuffled pairs
 };
-export type ArmDifference = { a: string; b: string; seed: number; metric: 'r1' | 'mknn'; estimate: number; lo: number; hi: number };
+export type ArmDifference = {
+  a: string;
+  b: string;
+  seed: number;
+  metric: 'r1' | 'mknn';
+  estimate: number;
+  lo: number;
+  hi: number;
+};
 export type SeedSpread = { arm: string; seeds: number; meanR1: number; sdR1: number; minR1: number; maxR1: number };
 export type SweepRow = { arm: string; seed: number; n: number; testR1: number; fitR1: number; sdTestR1: number };
 // The 2x2: each image arm's training, every (image arm x text arm x seed) cell on the same test pairs, and the paired
 // differences between cells (per seed, the same resampled test queries for all four). `varies` says which side
 // differs between a and b: text (same image arm), image (same text arm), both (the diagonal) or crossed.
 export type ImageArmRecord = {
-  arm: ImageViewArm; renders: number; steps: number; batch: number; views: number; seconds: number;
-  loss: { first: number; last: number }; sha256: string; dim: number; backend: string;
+  arm: ImageViewArm;
+  renders: number;
+  steps: number;
+  batch: number;
+  views: number;
+  seconds: number;
+  loss: { first: number; last: number };
+  sha256: string;
+  dim: number;
+  backend: string;
 };
-export type GridCell = { image: ImageViewArm; text: string; seed: number; r1: Interval; r5: Interval; mknn: Interval | null };
+export type GridCell = {
+  image: ImageViewArm;
+  text: string;
+  seed: number;
+  r1: Interval;
+  r5: Interval;
+  mknn: Interval | null;
+};
 export type GridDifference = {
-  seed: number; metric: 'r1' | 'r5' | 'mknn'; varies: 'text' | 'image' | 'both' | 'crossed';
-  a: { image: ImageViewArm; text: string }; b: { image: ImageViewArm; text: string };
-  estimate: number; lo: number; hi: number;
+  seed: number;
+  metric: 'r1' | 'r5' | 'mknn';
+  varies: 'text' | 'image' | 'both' | 'crossed';
+  a: { image: ImageViewArm; text: string };
+  b: { image: ImageViewArm; text: string };
+  estimate: number;
+  lo: number;
+  hi: number;
 };
 // ceilings: each image arm's image-side ceiling (R@1 against the oracle text side; absent in older results).
 export type GridResult = {
-  imageArms: ImageArmRecord[]; cells: GridCell[]; differences: GridDifference[];
+  imageArms: ImageArmRecord[];
+  cells: GridCell[];
+  differences: GridDifference[];
   ceilings?: { image: ImageViewArm; r1: number; mknn: number | null }[];
 };
 

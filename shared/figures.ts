@@ -3,7 +3,12 @@
 import { z } from 'zod';
 
 // lo/hi: an interval around y (e.g. a 95% bootstrap CI), drawn as an error bar.
-export const Point = z.object({ x: z.number(), y: z.number().nullable(), lo: z.number().optional(), hi: z.number().optional() });
+export const Point = z.object({
+  x: z.number(),
+  y: z.number().nullable(),
+  lo: z.number().optional(),
+  hi: z.number().optional(),
+});
 
 export const Series = z.object({
   label: z.string(),
@@ -19,14 +24,23 @@ export type Series = z.infer<typeof Series>;
 
 // A horizontal (y = value) or vertical (x = value) reference line, e.g. a threshold or chance level; its label
 // goes in the legend, so no text sits on the data.
-export const RefLine = z.object({ axis: z.enum(['x', 'y']), value: z.number(), label: z.string(), color: z.string().optional() });
+export const RefLine = z.object({
+  axis: z.enum(['x', 'y']),
+  value: z.number(),
+  label: z.string(),
+  color: z.string().optional(),
+});
 export type RefLine = z.infer<typeof RefLine>;
 
 // categories: tick labels for x = 0, 1, 2, ... (a bar chart of arms); other ticks stay unlabelled.
 // integer: ticks only at whole numbers (epochs).
 const Axis = z.object({
-  label: z.string(), min: z.number().optional(), max: z.number().optional(), log: z.boolean().default(false),
-  categories: z.array(z.string()).optional(), integer: z.boolean().default(false),
+  label: z.string(),
+  min: z.number().optional(),
+  max: z.number().optional(),
+  log: z.boolean().default(false),
+  categories: z.array(z.string()).optional(),
+  integer: z.boolean().default(false),
 });
 
 export const FigureSpec = z.object({

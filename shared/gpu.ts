@@ -15,4 +15,7 @@ export const ImageDevice = z.enum(IMAGE_DEVICES);
 export type ImageDevice = z.infer<typeof ImageDevice>;
 
 export const describeAdapter = (a: GpuAdapter): string =>
-  `${a.vendor || 'unknown vendor'} ${a.architecture || ''} (${a.description || 'no description'})${a.fallback ? ', a CPU emulation: not GPU speed' : ''}`.replace(/\s+/g, ' ');
+  `${a.vendor || 'unknown vendor'} ${a.architecture || ''} (${a.description || 'no description'})${a.fallback ? ', a CPU emulation: not GPU speed' : ''}`.replace(
+    /\s+/g,
+    ' ',
+  );

@@ -23,19 +23,35 @@ export const WorldGenerateConfig = z.object({
   preset: z.enum(['paper-like', 'strong', 'null']).default('paper-like'),
   diversity: z.boolean().optional(),
   nuisance: z.enum(['none', 'weak', 'medium', 'strong']).optional(),
-  splits: z.object({ train: z.number().int().min(0), val: z.number().int().min(0), test: z.number().int().min(0) }).optional(),
+  splits: z
+    .object({ train: z.number().int().min(0), val: z.number().int().min(0), test: z.number().int().min(0) })
+    .optional(),
   imageSize: z.number().int().min(16).max(1024).optional(),
   force: z.boolean().optional(), // overwrite a dataset already in `out`; only as given at start, never implied by a resume
 });
 export type WorldGenerateConfig = z.infer<typeof WorldGenerateConfig>;
 
-export const RunConfig = z.discriminatedUnion('kind', [TheoryProp3Config, TrainConfig, ExperimentConfig, WorldGenerateConfig]);
+export const RunConfig = z.discriminatedUnion('kind', [
+  TheoryProp3Config,
+  TrainConfig,
+  ExperimentConfig,
+  WorldGenerateConfig,
+]);
 export type RunConfig = z.infer<typeof RunConfig>;
 export type RunConfigInput = z.input<typeof RunConfig>; // defaults not yet filled in
 export type RunKind = RunConfig['kind'];
 
 // `unreadable` is never written: the store lists a run whose status.json it cannot read that way (`error` says why).
-export const RunStatus = z.enum(['queued', 'running', 'done', 'failed', 'cancelled', 'interrupted', 'diverged', 'unreadable']);
+export const RunStatus = z.enum([
+  'queued',
+  'running',
+  'done',
+  'failed',
+  'cancelled',
+  'interrupted',
+  'diverged',
+  'unreadable',
+]);
 export type RunStatus = z.infer<typeof RunStatus>;
 export const RESUMABLE: readonly RunStatus[] = ['failed', 'cancelled', 'interrupted', 'diverged'];
 

@@ -4,21 +4,38 @@ import { z } from 'zod';
 
 // Values that land in `#SBATCH` lines and the generated shell script: one line each, and names without spaces or
 // quotes, so no setting can end a line and start a command.
-const oneLine = z.string().min(1).max(500).regex(/^[^\r\n\0]*$/, 'one line, no line breaks');
-const slurmName = z.string().min(1).max(100).regex(/^[A-Za-z0-9_.+-]+$/, 'letters, digits and _ . + - only');
+const oneLine = z
+  .string()
+  .min(1)
+  .max(500)
+  .regex(/^[^\r\n\0]*$/, 'one line, no line breaks');
+const slurmName = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^[A-Za-z0-9_.+-]+$/, 'letters, digits and _ . + - only');
 
 // What one batch job asks the cluster for. The same block overrides the settings per experiment (ExecutorChoice).
 export const SlurmResources = z.object({
   partition: slurmName.optional(), // default: the cluster's default partition
   account: slurmName.optional(),
   // Slurm's time formats: M, M:S, H:M:S, D-H, D-H:M, D-H:M:S
-  time: z.string().regex(/^(\d+-\d+(:\d+){0,2}|\d+(:\d+){0,2})$/, 'a Slurm time limit: minutes, H:MM:SS or D-HH:MM:SS').optional(),
+  time: z
+    .string()
+    .regex(/^(\d+-\d+(:\d+){0,2}|\d+(:\d+){0,2})$/, 'a Slurm time limit: minutes, H:MM:SS or D-HH:MM:SS')
+    .optional(),
   gpus: z.number().int().min(0).max(64).optional(), // --gres=gpu:N (0 or absent: no GPU)
   gpuType: slurmName.optional(), // --gres=gpu:<type>:N, e.g. a100
   cpus: z.number().int().min(1).max(1024).optional(), // --cpus-per-task
-  memory: z.string().regex(/^\d+[KMGT]?$/i, 'a Slurm memory size: a number of MB, or with K/M/G/T').optional(), // --mem
+  memory: z
+    .string()
+    .regex(/^\d+[KMGT]?$/i, 'a Slurm memory size: a number of MB, or with K/M/G/T')
+    .optional(), // --mem
   // Free #SBATCH options, one per line, e.g. `--qos=high` or `#SBATCH --constraint=a100`
-  extra: z.array(oneLine.regex(/^(#SBATCH\s+)?-/, 'an sbatch option such as --qos=high')).max(32).optional(),
+  extra: z
+    .array(oneLine.regex(/^(#SBATCH\s+)?-/, 'an sbatch option such as --qos=high'))
+    .max(32)
+    .optional(),
 });
 export type SlurmResources = z.infer<typeof SlurmResources>;
 

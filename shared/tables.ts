@@ -33,13 +33,20 @@ export const TableSpec = z
   })
   .superRefine((t, ctx) => {
     const keys = new Set(t.columns.map((c) => c.key));
-    if (keys.size !== t.columns.length) ctx.addIssue({ code: 'custom', path: ['columns'], message: 'column keys must be unique' });
+    if (keys.size !== t.columns.length)
+      ctx.addIssue({ code: 'custom', path: ['columns'], message: 'column keys must be unique' });
     const ci = t.columns.filter((c) => c.format === 'ci').map((c) => c.key);
     t.rows.forEach((row, i) => {
-      for (const k of Object.keys(row)) if (!keys.has(k)) ctx.addIssue({ code: 'custom', path: ['rows', i, k], message: `no column has key '${k}'` });
+      for (const k of Object.keys(row))
+        if (!keys.has(k)) ctx.addIssue({ code: 'custom', path: ['rows', i, k], message: `no column has key '${k}'` });
       for (const k of ci) {
         const v = row[k];
-        if (v !== undefined && v !== null && typeof v !== 'object') ctx.addIssue({ code: 'custom', path: ['rows', i, k], message: `column '${k}' has format ci: expected {value, lo, hi}, got ${JSON.stringify(v)}` });
+        if (v !== undefined && v !== null && typeof v !== 'object')
+          ctx.addIssue({
+            code: 'custom',
+            path: ['rows', i, k],
+            message: `column '${k}' has format ci: expected {value, lo, hi}, got ${JSON.stringify(v)}`,
+          });
       }
     });
   });

@@ -34,8 +34,11 @@ export type TrainEvaluation = z.infer<typeof TrainEvaluation>;
 
 export const SELECT_POLICIES = ['last', 'val-loss', 'val-pairs'] as const;
 export type SelectPolicy = (typeof SELECT_POLICIES)[number];
-export const SELECTED_BY: Record<SelectPolicy, string> = { // in words, for the form and the arms table's note
-  last: 'the last epoch', 'val-loss': 'the lowest validation loss', 'val-pairs': 'the best R@1 on the fit pairs in two folds (val-pairs)',
+export const SELECTED_BY: Record<SelectPolicy, string> = {
+  // in words, for the form and the arms table's note
+  last: 'the last epoch',
+  'val-loss': 'the lowest validation loss',
+  'val-pairs': 'the best R@1 on the fit pairs in two folds (val-pairs)',
 };
 
 const TrainFields = z.object({
@@ -81,18 +84,35 @@ const TrainFields = z.object({
 const oneLambda = (c: { lamb?: number; lambEff?: number }) => !(c.lamb !== undefined && c.lambEff !== undefined);
 const ONE_LAMBDA = { message: 'give lamb or lambEff, not both' };
 
-export const TrainConfig = TrainFields.refine(oneLambda, ONE_LAMBDA).refine((c) => c.select !== 'val-pairs' || c.evaluation !== undefined, {
-  message: 'select val-pairs scores each epoch on the photos the map is fitted on, which only an experiment gives its arms: use last or val-loss, or run an experiment',
-  path: ['select'],
-});
+export const TrainConfig = TrainFields.refine(oneLambda, ONE_LAMBDA).refine(
+  (c) => c.select !== 'val-pairs' || c.evaluation !== undefined,
+  {
+    message:
+      'select val-pairs scores each epoch on the photos the map is fitted on, which only an experiment gives its arms: use last or val-loss, or run an experiment',
+    path: ['select'],
+  },
+);
 export type TrainConfig = z.infer<typeof TrainConfig>;
 export type TrainConfigInput = z.input<typeof TrainConfig>;
 
 // The training settings an experiment gives all its arms: a train config less what the experiment sets per arm.
-const PER_ARM = { kind: true, version: true, name: true, data: true, images: true, split: true, arm: true, seed: true, evaluation: true } as const;
+const PER_ARM = {
+  kind: true,
+  version: true,
+  name: true,
+  data: true,
+  images: true,
+  split: true,
+  arm: true,
+  seed: true,
+  evaluation: true,
+} as const;
 export const TrainSettings = z
   .strictObject(TrainFields.omit(PER_ARM).shape, {
-    error: (iss) => (iss.code === 'unrecognized_keys' ? `not training settings: ${iss.keys.join(', ')} (the experiment sets ${Object.keys(PER_ARM).join(', ')} per arm)` : undefined),
+    error: (iss) =>
+      iss.code === 'unrecognized_keys'
+        ? `not training settings: ${iss.keys.join(', ')} (the experiment sets ${Object.keys(PER_ARM).join(', ')} per arm)`
+        : undefined,
   })
   .refine(oneLambda, ONE_LAMBDA);
 export type TrainSettings = z.infer<typeof TrainSettings>;
@@ -104,14 +124,16 @@ export const sigregN = (c: Pick<TrainConfig, 'loss' | 'batch' | 'views'>): numbe
 export type ResolvedLambda = { lamb: number; lambEff: number; sigregN: number; worldSize: number };
 export type LambdaInput = Pick<TrainConfig, 'loss' | 'batch' | 'views' | 'worldSize' | 'lamb' | 'lambEff'>;
 export function resolveLambda(c: LambdaInput): ResolvedLambda {
-  const n = sigregN(c), ws = c.worldSize;
+  const n = sigregN(c),
+    ws = c.worldSize;
   const lamb = c.lamb ?? (c.lambEff !== undefined ? c.lambEff / (n * ws) : 0.02);
   return { lamb, lambEff: lamb * n * ws, sigregN: n, worldSize: ws };
 }
 
 // The same resolution for train settings a form holds before they validate (docs/reference.md#effective-weight):
 // views and world_size at their defaults unless given; V is returned for the read-out.
-export type DraftLambda = Pick<TrainConfig, 'loss' | 'batch'> & Partial<Pick<TrainConfig, 'lamb' | 'lambEff' | 'views' | 'worldSize'>>;
+export type DraftLambda = Pick<TrainConfig, 'loss' | 'batch'> &
+  Partial<Pick<TrainConfig, 'lamb' | 'lambEff' | 'views' | 'worldSize'>>;
 export function resolveDraftLambda(s: DraftLambda): ResolvedLambda & { views: number } {
   const views = s.views ?? TrainFields.shape.views.parse(undefined);
   const worldSize = s.worldSize ?? TrainFields.shape.worldSize.parse(undefined);

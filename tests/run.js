@@ -11,7 +11,8 @@ const bin = (name) => join(root, 'node_modules', '.bin', name);
 // The tests' mkdtemp folders (worlds, runs, models, Chromium profiles: ~150 MB a run, most not removed by their tests)
 // go under one folder of this run, removed when vitest ends, instead of piling up in /tmp run after run.
 const tmp = mkdtempSync(join(tmpdir(), 'prh-tests-'));
-const run = (cmd, args) => spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: { ...process.env, TMPDIR: tmp } }).status;
+const run = (cmd, args) =>
+  spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: { ...process.env, TMPDIR: tmp } }).status;
 // Before the folder goes, every process the run started that still runs (a Slurm test's daemons and jobs after its test
 // died before stop(), a detached child) is stopped: each inherited this TMPDIR, whatever its command line. Linux's /proc.
 const removeTmp = () => {
@@ -35,10 +36,18 @@ if (run(bin('electron-vite'), ['build', '--logLevel', 'warn']) !== 0) {
 const report = join(root, '.cache', 'vitest-report.json');
 mkdirSync(join(root, '.cache'), { recursive: true });
 rmSync(report, { force: true });
-const status = run(bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2)]);
+const status = run(bin('vitest'), [
+  'run',
+  '--reporter=default',
+  '--reporter=json',
+  `--outputFile.json=${report}`,
+  ...process.argv.slice(2),
+]);
 removeTmp();
 
-let passed = 0, failed = 0, skipped = 0;
+let passed = 0,
+  failed,
+  skipped = 0;
 try {
   const r = JSON.parse(readFileSync(report, 'utf8'));
   passed = r.numPassedTests;

@@ -39,8 +39,18 @@ async function main(): Promise<void> {
   service.subscribe((event) => win?.webContents.send('prh:event', event));
 
   win = new BrowserWindow({
-    width: 1440, height: 960, title: 'prh-workbench', show: false,
-    webPreferences: { preload: join(__dirname, '../preload/index.cjs'), contextIsolation: true, sandbox: true, nodeIntegration: false, webSecurity: true, spellcheck: false },
+    width: 1440,
+    height: 960,
+    title: 'prh-workbench',
+    show: false,
+    webPreferences: {
+      preload: join(__dirname, '../preload/index.cjs'),
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      webSecurity: true,
+      spellcheck: false,
+    },
   });
   win.once('ready-to-show', () => win?.show());
   win.webContents.setWindowOpenHandler(({ url }) => {

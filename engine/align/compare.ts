@@ -19,7 +19,15 @@ export const CompareOptions = z.object({
 });
 export type CompareOptions = z.input<typeof CompareOptions>;
 
-export const METRICS = ['imageToText.r1', 'imageToText.r5', 'imageToText.r10', 'textToImage.r1', 'textToImage.r5', 'textToImage.r10', 'mknn'] as const;
+export const METRICS = [
+  'imageToText.r1',
+  'imageToText.r5',
+  'imageToText.r10',
+  'textToImage.r1',
+  'textToImage.r5',
+  'textToImage.r10',
+  'mknn',
+] as const;
 export type MetricName = (typeof METRICS)[number];
 
 export type Comparison = {
@@ -40,7 +48,18 @@ export async function compareArms(opts: CompareOptions): Promise<Comparison> {
   if (new Set(names).size !== names.length) throw new InputError(`arm names must be unique: ${names.join(', ')}`);
   const arms: Comparison['arms'] = [];
   for (const arm of o.arms) {
-    arms.push({ name: arm.name, ...(await evaluate({ image: arm.image, text: arm.text, fit: o.fit, test: o.test, k: o.k, map: o.map, seed: o.seed })) });
+    arms.push({
+      name: arm.name,
+      ...(await evaluate({
+        image: arm.image,
+        text: arm.text,
+        fit: o.fit,
+        test: o.test,
+        k: o.k,
+        map: o.map,
+        seed: o.seed,
+      })),
+    });
   }
   const bootstrap = {} as Comparison['bootstrap'];
   for (const metric of METRICS) {

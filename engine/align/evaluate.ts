@@ -4,16 +4,28 @@ import { z } from 'zod';
 import type { Embeddings } from '../embeddings';
 import { InputError } from '../errors';
 import { type Mat, colMeans, gemm, normalizeRows, subRow, takeRows } from '../linalg';
-import { type Cka, chanceRecall, ckaFromKernels, cosineSimilarity, hitsAt, mean, mutualKnnFromGrams, retrievalRanks } from '../metrics';
+import {
+  type Cka,
+  chanceRecall,
+  ckaFromKernels,
+  cosineSimilarity,
+  hitsAt,
+  mean,
+  mutualKnnFromGrams,
+  retrievalRanks,
+} from '../metrics';
 import { MapKind, fitMap } from './maps';
 import { RowSelection, assertDisjoint, resolveRows } from './rows';
 
 export const EmbeddingsGuard = z.custom<Embeddings>(
   (e) =>
-    typeof e === 'object' && e !== null &&
-    Number.isInteger((e as Embeddings).rows) && Number.isInteger((e as Embeddings).dim) &&
+    typeof e === 'object' &&
+    e !== null &&
+    Number.isInteger((e as Embeddings).rows) &&
+    Number.isInteger((e as Embeddings).dim) &&
     ((e as Embeddings).data instanceof Float32Array || (e as Embeddings).data instanceof Float64Array) &&
-    (e as Embeddings).data.length === (e as Embeddings).rows * (e as Embeddings).dim && (e as Embeddings).rows > 0,
+    (e as Embeddings).data.length === (e as Embeddings).rows * (e as Embeddings).dim &&
+    (e as Embeddings).rows > 0,
   { message: 'expected { rows, dim, data: Float32Array | Float64Array } with data.length = rows * dim' },
 );
 
@@ -37,7 +49,15 @@ export type Alignment = {
   imageMean: Float64Array; // [dImg], from fit rows
   textMean: Float64Array; // [dTxt], from fit rows
   w: Mat; // [dImg, dTxt]
-  map: { kind: MapKind; seed: number; rank: number; freeParameters: number; fitPairs: number; fitResidual: number; fitRelativeResidual: number };
+  map: {
+    kind: MapKind;
+    seed: number;
+    rank: number;
+    freeParameters: number;
+    fitPairs: number;
+    fitResidual: number;
+    fitRelativeResidual: number;
+  };
 };
 
 export type Recall<T = number> = { r1: T; r5: T; r10: T }; // R@1, R@5, R@10 (or per-query hits)
@@ -73,23 +93,40 @@ function rowsWarnings(side: 'image' | 'text', e: Embeddings, rows: Int32Array): 
     }
     if (!any) zero++;
   }
-  if (zero === rows.length) return [`the ${side} embeddings are all zero on the fit and test rows: every cosine is undefined, so R@k is 0 and mutual k-NN is degenerate`];
-  if (identical) return [`every ${side} embedding on the fit and test rows is the same vector (a collapsed encoder): all scores are ties`];
-  return zero ? [`${zero} of ${rows.length} ${side} rows (fit and test) are zero vectors; their queries count as misses`] : [];
+  if (zero === rows.length)
+    return [
+      `the ${side} embeddings are all zero on the fit and test rows: every cosine is undefined, so R@k is 0 and mutual k-NN is degenerate`,
+    ];
+  if (identical)
+    return [
+      `every ${side} embedding on the fit and test rows is the same vector (a collapsed encoder): all scores are ties`,
+    ];
+  return zero
+    ? [`${zero} of ${rows.length} ${side} rows (fit and test) are zero vectors; their queries count as misses`]
+    : [];
 }
 
-function evaluationWarnings(o: { image: Embeddings; text: Embeddings }, fit: Int32Array, test: Int32Array, map: Alignment['map']): string[] {
+function evaluationWarnings(
+  o: { image: Embeddings; text: Embeddings },
+  fit: Int32Array,
+  test: Int32Array,
+  map: Alignment['map'],
+): string[] {
   const out: string[] = [];
   const need = pairsNeeded(map.freeParameters, o.text.dim);
   if (map.kind !== 'random' && map.fitPairs < need)
-    out.push(`the map has ${map.freeParameters.toLocaleString('en')} free parameters but was fitted on ${map.fitPairs} pairs (${map.fitPairs * o.text.dim} equations): it needs at least ${need} pairs to be determined by the data, so these test scores say little`);
+    out.push(
+      `the map has ${map.freeParameters.toLocaleString('en')} free parameters but was fitted on ${map.fitPairs} pairs (${map.fitPairs * o.text.dim} equations): it needs at least ${need} pairs to be determined by the data, so these test scores say little`,
+    );
   const rows = Int32Array.from([...fit, ...test]);
   return [...out, ...rowsWarnings('image', o.image, rows), ...rowsWarnings('text', o.text, rows)];
 }
 
 export function checkPaired(image: Embeddings, text: Embeddings): void {
   if (image.rows !== text.rows)
-    throw new InputError(`image and text embeddings must pair row by row: image has ${image.rows} rows, text has ${text.rows}`);
+    throw new InputError(
+      `image and text embeddings must pair row by row: image has ${image.rows} rows, text has ${text.rows}`,
+    );
 }
 
 const frob = (a: Mat, b: Mat): number => {
@@ -121,7 +158,15 @@ export async function fitOnRows(image: Embeddings, text: Embeddings, fit: Int32A
     imageMean,
     textMean,
     w: m.w,
-    map: { kind, seed, rank: m.rank, freeParameters: m.freeParameters, fitPairs: fit.length, fitResidual, fitRelativeResidual: fitResidual / Math.sqrt(yy) },
+    map: {
+      kind,
+      seed,
+      rank: m.rank,
+      freeParameters: m.freeParameters,
+      fitPairs: fit.length,
+      fitResidual,
+      fitRelativeResidual: fitResidual / Math.sqrt(yy),
+    },
   };
   return { alignment, x, y };
 }
@@ -140,7 +185,10 @@ export async function retrieval(xc: Mat, yc: Mat, w: Mat) {
 }
 
 // The fit and test rows of a paired image/text set, checked: same row count, in range, no test row fitted on.
-export function fitTestRows(o: { image: Embeddings; text: Embeddings; fit: RowSelection; test: RowSelection }): { fit: Int32Array; test: Int32Array } {
+export function fitTestRows(o: { image: Embeddings; text: Embeddings; fit: RowSelection; test: RowSelection }): {
+  fit: Int32Array;
+  test: Int32Array;
+} {
   checkPaired(o.image, o.text);
   const fit = resolveRows(o.fit, o.image.rows, 'fit');
   const test = resolveRows(o.test, o.image.rows, 'test');
@@ -151,7 +199,8 @@ export function fitTestRows(o: { image: Embeddings; text: Embeddings; fit: RowSe
 export async function evaluate(opts: EvaluateOptions): Promise<Evaluation> {
   const o = EvaluateOptions.parse(opts);
   const { fit, test } = fitTestRows(o);
-  if (test.length < o.k + 1) throw new InputError(`test: ${test.length} rows are too few for k=${o.k} nearest neighbours`);
+  if (test.length < o.k + 1)
+    throw new InputError(`test: ${test.length} rows are too few for k=${o.k} nearest neighbours`);
   const { alignment: a } = await fitOnRows(o.image, o.text, fit, o.map, o.seed);
   const xt = takeRows(o.image, test);
   const yt = takeRows(o.text, test);

@@ -13,7 +13,10 @@ export async function foldR1(image: Embeddings, text: Embeddings, fit: RowSelect
   if (rows.length < 4) throw new InputError(`fit: ${rows.length} pairs are too few to score in two folds`);
   const half = (parity: number) => rows.filter((_, i) => i % 2 === parity);
   let sum = 0;
-  for (const [on, at] of [[half(0), half(1)], [half(1), half(0)]]) {
+  for (const [on, at] of [
+    [half(0), half(1)],
+    [half(1), half(0)],
+  ]) {
     const { alignment: a } = await fitOnRows(image, text, on, 'procrustes', 0);
     const r = await retrieval(subRow(takeRows(image, at), a.imageMean), subRow(takeRows(text, at), a.textMean), a.w);
     sum += r.i2t.recall.r1;

@@ -11,7 +11,9 @@ export type MapKind = (typeof MapKind)[number];
 export function randomOrthonormal(dImg: number, dTxt: number, seed: number): Mat {
   const [p, q] = dImg >= dTxt ? [dImg, dTxt] : [dTxt, dImg];
   const g = gaussianMatrix(rngFrom(seed), p, q);
-  const qr = new QrDecomposition(new Matrix(Array.from({ length: p }, (_, i) => Array.from(g.data.subarray(i * q, (i + 1) * q)))));
+  const qr = new QrDecomposition(
+    new Matrix(Array.from({ length: p }, (_, i) => Array.from(g.data.subarray(i * q, (i + 1) * q)))),
+  );
   const qm = qr.orthogonalMatrix;
   const r = qr.upperTriangularMatrix;
   const w = { rows: p, cols: q, data: new Float64Array(p * q) };
@@ -26,7 +28,12 @@ export function randomOrthonormal(dImg: number, dTxt: number, seed: number): Mat
 export async function fitMap(kind: MapKind, x: Mat, y: Mat, seed: number): Promise<OrthoMap> {
   if (kind === 'procrustes') return procrustes(x, y);
   if (kind === 'random')
-    return { w: randomOrthonormal(x.cols, y.cols, seed), rank: 0, singularValues: [], freeParameters: freeParameters(x.cols, y.cols) };
+    return {
+      w: randomOrthonormal(x.cols, y.cols, seed),
+      rank: 0,
+      singularValues: [],
+      freeParameters: freeParameters(x.cols, y.cols),
+    };
   // shuffled: permute the text rows, then fit
   const perm = permutation(rngFrom(seed), y.rows);
   const ys = { rows: y.rows, cols: y.cols, data: new Float64Array(y.data.length) };

@@ -95,7 +95,8 @@ async function polarFewPairs(x: Mat, y: Mat): Promise<{ w: Mat; sv: number[] }> 
 export async function procrustes(x: Mat, y: Mat): Promise<OrthoMap> {
   const [n, dImg, dTxt] = [x.rows, x.cols, y.cols];
   let fit: { w: Mat; sv: number[] };
-  if (n >= Math.min(dImg, dTxt)) fit = await polar(await gemm(x, y, true)); // M = X^T Y: [dImg, dTxt]
+  if (n >= Math.min(dImg, dTxt))
+    fit = await polar(await gemm(x, y, true)); // M = X^T Y: [dImg, dTxt]
   else if (dImg >= dTxt) fit = await polarFewPairs(x, y);
   else {
     const t = await polarFewPairs(y, x); // W^T = polar(Y^T X)

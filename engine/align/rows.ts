@@ -16,9 +16,12 @@ export function parseRange(text: string, flag: string): RowSelection {
 }
 
 export function resolveRows(sel: RowSelection, rows: number, what: string): Int32Array {
-  const idx = Array.isArray(sel) ? Int32Array.from(sel) : Int32Array.from({ length: Math.max(0, sel.end - sel.start) }, (_, i) => sel.start + i);
+  const idx = Array.isArray(sel)
+    ? Int32Array.from(sel)
+    : Int32Array.from({ length: Math.max(0, sel.end - sel.start) }, (_, i) => sel.start + i);
   if (!Array.isArray(sel) && sel.end <= sel.start) throw new InputError(`${what}: empty range ${sel.start}:${sel.end}`);
-  for (const i of idx) if (i >= rows) throw new InputError(`${what}: row ${i} is out of range (the files have ${rows} rows)`);
+  for (const i of idx)
+    if (i >= rows) throw new InputError(`${what}: row ${i} is out of range (the files have ${rows} rows)`);
   if (new Set(idx).size !== idx.length) throw new InputError(`${what}: repeated row indices`);
   return idx;
 }
@@ -27,5 +30,8 @@ export function resolveRows(sel: RowSelection, rows: number, what: string): Int3
 export function assertDisjoint(fit: Int32Array, test: Int32Array): void {
   const f = new Set(fit);
   const shared = test.filter((i) => f.has(i));
-  if (shared.length) throw new InputError(`fit and test rows overlap (${shared.length} rows, first ${shared[0]}); test rows would leak into the map`);
+  if (shared.length)
+    throw new InputError(
+      `fit and test rows overlap (${shared.length} rows, first ${shared[0]}); test rows would leak into the map`,
+    );
 }

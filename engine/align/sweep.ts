@@ -21,11 +21,18 @@ export type SweepOptions = z.input<typeof SweepOptions>;
 
 type Scores = { imageToText: Recall; textToImage: Recall };
 export type SweepPoint = { n: number; repeat: number; rank: number; test: Scores; fit: Scores };
-export type SweepSummary = { n: number; test: { imageToText: Recall; textToImage: Recall }; fit: Scores; gapR1: number; sdTestR1: number };
+export type SweepSummary = {
+  n: number;
+  test: { imageToText: Recall; textToImage: Recall };
+  fit: Scores;
+  gapR1: number;
+  sdTestR1: number;
+};
 export type Sweep = { freeParameters: number; points: SweepPoint[]; summary: SweepSummary[] };
 
 const meanOf = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-const sd = (xs: number[]) => (xs.length < 2 ? 0 : Math.sqrt(xs.reduce((a, x) => a + (x - meanOf(xs)) ** 2, 0) / (xs.length - 1)));
+const sd = (xs: number[]) =>
+  xs.length < 2 ? 0 : Math.sqrt(xs.reduce((a, x) => a + (x - meanOf(xs)) ** 2, 0) / (xs.length - 1));
 const avgScores = (ps: Scores[]): Scores => {
   const avg = (dir: keyof Scores): Recall => ({
     r1: meanOf(ps.map((p) => p[dir].r1)),
@@ -47,7 +54,9 @@ export async function sweepPairs(opts: SweepOptions): Promise<Sweep> {
   let freeParameters = 0;
   for (const n of o.counts) {
     for (let rep = 0; rep < o.repeats; rep++) {
-      const rows = permutation(rng, pool.length).subarray(0, n).map((i) => pool[i]);
+      const rows = permutation(rng, pool.length)
+        .subarray(0, n)
+        .map((i) => pool[i]);
       const { alignment: a, x, y } = await fitOnRows(o.image, o.text, rows, o.map, o.seed + rep);
       freeParameters = a.map.freeParameters;
       const t = await retrieval(subRow(xt, a.imageMean), subRow(yt, a.textMean), a.w);

@@ -20,7 +20,10 @@ function realish(p: string): string {
   return parent === abs ? abs : join(realish(parent), basename(abs));
 }
 
-const inside = (root: string, p: string) => { const rel = relative(root, p); return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel)); };
+const inside = (root: string, p: string) => {
+  const rel = relative(root, p);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+};
 
 export class Access {
   // roots: computed on each check (settings and stored runs change while serving); null: anything goes.
@@ -35,7 +38,9 @@ export class Access {
     if (!this.roots) return;
     const roots = [...new Set(this.roots()[mode].map(realish))]; // a root not made yet (datasets/) still counts
     if (roots.some((r) => inside(r, realish(p)))) return;
-    throw new InputError(`${what} ${clipPath(p)}: outside the folders this server may ${mode} (${roots.join(', ') || 'none'}); add its folder to dataRoots in the settings of the desktop app or the settings file`);
+    throw new InputError(
+      `${what} ${clipPath(p)}: outside the folders this server may ${mode} (${roots.join(', ') || 'none'}); add its folder to dataRoots in the settings of the desktop app or the settings file`,
+    );
   }
 
   // The paths a run config names, checked before the run is stored.
@@ -44,7 +49,8 @@ export class Access {
       this.check(c.data, 'read', 'dataset');
       if (c.images) this.check(c.images, 'read', 'image folder');
       if (c.tokenizer) this.check(c.tokenizer, 'read', 'tokenizer');
-      if (c.evaluation) for (const f of [c.evaluation.images.val, c.evaluation.images.test]) this.check(f, 'read', 'image embeddings');
+      if (c.evaluation)
+        for (const f of [c.evaluation.images.val, c.evaluation.images.test]) this.check(f, 'read', 'image embeddings');
     } else if (c.kind === 'experiment') {
       this.check(c.data, 'read', 'dataset');
       if (c.images) this.check(c.images, 'read', 'image folder');

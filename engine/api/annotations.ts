@@ -10,7 +10,7 @@ const FILE = 'annotation.json';
 // A missing, torn or hand-broken file reads as no annotation, so one run never breaks the run table.
 export function readAnnotation(runDir: string): RunAnnotation {
   const file = join(runDir, FILE);
-  let raw: unknown = null;
+  let raw: unknown;
   try {
     raw = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : null;
   } catch {

@@ -9,8 +9,8 @@ import { clipPath, InputError } from '../errors';
 
 const MAX_ENTRIES = 500;
 // Any folder engine/data opens (by file names), or a COCO download (annotations/ beside the image folders).
-const isDataset = (dir: string) => isDatasetFolder(dir)
-  || (existsSync(join(dir, 'annotations')) && statSync(join(dir, 'annotations')).isDirectory());
+const isDataset = (dir: string) =>
+  isDatasetFolder(dir) || (existsSync(join(dir, 'annotations')) && statSync(join(dir, 'annotations')).isDirectory());
 
 // Real paths, so a symlink cannot lead out of a root; roots that do not exist are dropped.
 export function folderRoots(candidates: string[]): string[] {
@@ -18,16 +18,33 @@ export function folderRoots(candidates: string[]): string[] {
   return [...new Set(real)].sort();
 }
 
-const inside = (root: string, p: string) => { const rel = relative(root, p); return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel)); };
+const inside = (root: string, p: string) => {
+  const rel = relative(root, p);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+};
 
 export function browseFolder(path: string | undefined, roots: string[]): FolderListing {
-  if (path === undefined) return { path: null, parent: null, roots, entries: roots.map((r) => ({ name: r, path: r, dataset: isDataset(r) })) };
+  if (path === undefined)
+    return {
+      path: null,
+      parent: null,
+      roots,
+      entries: roots.map((r) => ({ name: r, path: r, dataset: isDataset(r) })),
+    };
   const dir = existsSync(path) ? realpathSync(resolve(path)) : resolve(path);
   const root = roots.find((r) => inside(r, dir));
-  if (!root) throw new InputError(`${clipPath(path)}: outside the folders this server may list (${roots.join(', ') || 'none'}); add it to dataRoots in the settings`);
+  if (!root)
+    throw new InputError(
+      `${clipPath(path)}: outside the folders this server may list (${roots.join(', ') || 'none'}); add it to dataRoots in the settings`,
+    );
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new InputError(`${clipPath(path)}: not a folder`);
   const entries = readdirSync(dir, { withFileTypes: true })
-    .filter((e) => !e.name.startsWith('.') && (e.isDirectory() || (e.isSymbolicLink() && existsSync(join(dir, e.name)) && statSync(join(dir, e.name)).isDirectory())))
+    .filter(
+      (e) =>
+        !e.name.startsWith('.') &&
+        (e.isDirectory() ||
+          (e.isSymbolicLink() && existsSync(join(dir, e.name)) && statSync(join(dir, e.name)).isDirectory())),
+    )
     .map((e) => join(dir, e.name))
     .filter((p) => inside(root, realpathSync(p)))
     .sort()

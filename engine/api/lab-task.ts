@@ -5,7 +5,14 @@ import { matchDroppedImages } from '../experiment';
 import { writeBundle } from '../report';
 
 export type LabTask =
-  | { task: 'match'; runDir: string; images: { name: string; base64: string }[]; pool: string; topK: number; perPhoto: boolean }
+  | {
+      task: 'match';
+      runDir: string;
+      images: { name: string; base64: string }[];
+      pool: string;
+      topK: number;
+      perPhoto: boolean;
+    }
   | { task: 'bundle'; runDir: string; out: string; maxCheckpointBytes?: number };
 
 await answerParent(async (t: LabTask) => {

@@ -37,9 +37,17 @@ const NO_DATASET = /: no dataset here \(/; // openDataset on a folder that holds
 
 // world: the default world's folder, listed (as not generated) until its dataset.json is written.
 function info(path: string, world = false): DatasetInfo {
-  if (!existsSync(path) || (world && !existsSync(join(path, 'dataset.json')))) return { path, name: path.split(/[\\/]/).pop() ?? path, source: 'world', exists: false, counts: null, params: {} };
+  if (!existsSync(path) || (world && !existsSync(join(path, 'dataset.json'))))
+    return { path, name: path.split(/[\\/]/).pop() ?? path, source: 'world', exists: false, counts: null, params: {} };
   const { dataset } = open(path);
-  return { path, name: dataset.name, source: dataset.source, exists: true, counts: splitCounts(dataset), params: dataset.params };
+  return {
+    path,
+    name: dataset.name,
+    source: dataset.source,
+    exists: true,
+    counts: splitCounts(dataset),
+    params: dataset.params,
+  };
 }
 
 // The default world first (generated or not), then every dataset under <user data>/datasets/: a dataset folder or a
@@ -58,7 +66,16 @@ export function listDatasets(userData: string): DatasetInfo[] {
       return [info(p, p === world)];
     } catch (err) {
       if (err instanceof InputError && NO_DATASET.test(err.message)) return [];
-      return [{ path: p, name: `${p.split(/[\\/]/).pop()} (unreadable: ${(err as Error).message})`, source: 'unknown', exists: false, counts: null, params: {} }];
+      return [
+        {
+          path: p,
+          name: `${p.split(/[\\/]/).pop()} (unreadable: ${(err as Error).message})`,
+          source: 'unknown',
+          exists: false,
+          counts: null,
+          params: {},
+        },
+      ];
     }
   });
 }
@@ -66,13 +83,26 @@ export function listDatasets(userData: string): DatasetInfo[] {
 export function datasetGallery(q: ApiArgs<'datasetGallery'>): Gallery {
   const ds = open(q.path);
   const needle = q.query?.trim().toLowerCase();
-  const images = ds.dataset.images.filter((im) => (!q.split || im.split === q.split)
-    && (!needle || im.id.toLowerCase().includes(needle) || im.captions.some((c) => c.text.toLowerCase().includes(needle))));
-  const items = galleryJson(galleryFromDataset({ ...ds, dataset: { ...ds.dataset, images } }, { from: q.from, count: q.count }));
+  const images = ds.dataset.images.filter(
+    (im) =>
+      (!q.split || im.split === q.split) &&
+      (!needle ||
+        im.id.toLowerCase().includes(needle) ||
+        im.captions.some((c) => c.text.toLowerCase().includes(needle))),
+  );
+  const items = galleryJson(
+    galleryFromDataset({ ...ds, dataset: { ...ds.dataset, images } }, { from: q.from, count: q.count }),
+  );
   return {
     path: q.path,
     total: images.length,
-    items: items.map((it) => ({ id: it.id, split: it.split, image: it.image, captions: it.captions.map((c) => c.text), evalCaption: it.evalCaption })),
+    items: items.map((it) => ({
+      id: it.id,
+      split: it.split,
+      image: it.image,
+      captions: it.captions.map((c) => c.text),
+      evalCaption: it.evalCaption,
+    })),
   };
 }
 
@@ -85,7 +115,10 @@ const tokenizers = new Map<string, Tokenizer>();
 function datasetTokenizer(path: string, ds: OpenedDataset): Tokenizer {
   let tk = tokenizers.get(path);
   if (!tk) {
-    const texts = ds.dataset.images.filter((im) => im.split === 'train').flatMap((im) => im.captions.map((c) => c.text)).slice(0, INSPECT_CAPTIONS);
+    const texts = ds.dataset.images
+      .filter((im) => im.split === 'train')
+      .flatMap((im) => im.captions.map((c) => c.text))
+      .slice(0, INSPECT_CAPTIONS);
     tk = trainWordPiece(texts.length ? texts : ds.dataset.images.flatMap((im) => im.captions.map((c) => c.text)), 1000);
     tokenizers.set(path, tk);
   }
@@ -94,12 +127,23 @@ function datasetTokenizer(path: string, ds: OpenedDataset): Tokenizer {
 
 // A train run keeps tokenizer.json in its folder; an experiment keeps its arms' runs under arms/.
 function runTokenizer(runDir: string): { tk: Tokenizer; views: ViewConfig; maxLen: number } {
-  const candidates = [runDir, ...(existsSync(join(runDir, 'arms')) ? readdirSync(join(runDir, 'arms')).sort().map((d) => join(runDir, 'arms', d)) : [])];
+  const candidates = [
+    runDir,
+    ...(existsSync(join(runDir, 'arms'))
+      ? readdirSync(join(runDir, 'arms'))
+          .sort()
+          .map((d) => join(runDir, 'arms', d))
+      : []),
+  ];
   const dir = candidates.find((d) => existsSync(join(d, 'tokenizer.json')));
   if (!dir) throw new InputError(`${runDir}: no tokenizer.json yet (the run has not started training)`);
   const cfgFile = join(dir, 'config.json');
   const cfg = TrainConfig.safeParse(existsSync(cfgFile) ? readJson(cfgFile, z.unknown()) : null); // torn: an error naming the file
-  return { tk: loadTokenizer(join(dir, 'tokenizer.json')), views: cfg.success ? cfg.data.views : ViewConfig.parse({}), maxLen: cfg.success ? cfg.data.maxLen : 64 };
+  return {
+    tk: loadTokenizer(join(dir, 'tokenizer.json')),
+    views: cfg.success ? cfg.data.views : ViewConfig.parse({}),
+    maxLen: cfg.success ? cfg.data.maxLen : 64,
+  };
 }
 
 export async function inspectPhotoViews(q: ApiArgs<'photoViews'>, runDir: string | null): Promise<PhotoViews> {
@@ -107,7 +151,9 @@ export async function inspectPhotoViews(q: ApiArgs<'photoViews'>, runDir: string
   const ds = open(q.path);
   const im = ds.dataset.images.find((x) => x.id === q.photo);
   if (!im) throw new InputError(`${q.path}: no photo with id ${JSON.stringify(q.photo)}`);
-  const { tk, views, maxLen } = runDir ? runTokenizer(runDir) : { tk: datasetTokenizer(q.path, ds), views: ViewConfig.parse({}), maxLen: 64 };
+  const { tk, views, maxLen } = runDir
+    ? runTokenizer(runDir)
+    : { tk: datasetTokenizer(q.path, ds), views: ViewConfig.parse({}), maxLen: 64 };
   const captions = im.captions.map((c) => c.text);
   const arms = photoViews(tk, captions, views, q.seed, im.id, maxLen);
   // Per view: the whole source caption's tokens, the kept span [start, end) and which of its tokens were masked.
@@ -119,7 +165,14 @@ export async function inspectPhotoViews(q: ApiArgs<'photoViews'>, runDir: string
     vs.map((v, index) => {
       const masked = captionTokens[v.caption].map(() => false);
       for (const m of v.masked) masked[v.start + m] = true;
-      return { index, global: v.kind === 'global', caption: v.caption, tokens: captionTokens[v.caption], span: [v.start, v.start + v.length], masked };
+      return {
+        index,
+        global: v.kind === 'global',
+        caption: v.caption,
+        tokens: captionTokens[v.caption],
+        span: [v.start, v.start + v.length],
+        masked,
+      };
     });
   return { photo: im.id, captions, good: inspect(arms.good), bad: inspect(arms.bad), seed: q.seed };
 }
@@ -145,7 +198,12 @@ function keepCopy(dir: string, name: string, bytes: Uint8Array): string {
 }
 
 // The bytes for a download, and a copy in the run's report/exports/ when a run is named.
-function exported(item: string, mime: string, data: Uint8Array | string, run: { id: string; dir: string } | null): ExportedFile {
+function exported(
+  item: string,
+  mime: string,
+  data: Uint8Array | string,
+  run: { id: string; dir: string } | null,
+): ExportedFile {
   const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data;
   const savedTo = run ? keepCopy(join(run.dir, 'report', 'exports'), item, bytes) : null;
   return { filename: downloadName(item, run?.id), mime, base64: Buffer.from(bytes).toString('base64'), savedTo };
@@ -172,7 +230,12 @@ export function exportTable(q: ApiArgs<'exportTable'>, run: RunRef): ExportedFil
 
 // A run's metrics.jsonl as one CSV table (a row per record), for pandas, R or a spreadsheet.
 export function exportMetrics(records: MetricRecord[], run: { id: string; dir: string }): ExportedFile {
-  return { filename: downloadName('metrics.csv', run.id), mime: 'text/csv', base64: Buffer.from(metricsToCsv(records)).toString('base64'), savedTo: null };
+  return {
+    filename: downloadName('metrics.csv', run.id),
+    mime: 'text/csv',
+    base64: Buffer.from(metricsToCsv(records)).toString('base64'),
+    savedTo: null,
+  };
 }
 
 // The zip is built in the child (a run can be large); it is not kept inside the run folder it bundles. Checkpoints
@@ -182,7 +245,12 @@ export async function exportBundle(runDir: string, id: string, checkpoints: bool
   try {
     const out = join(tmp, `${id}.zip`);
     await runLabTask({ task: 'bundle', runDir, out, ...(checkpoints ? {} : { maxCheckpointBytes: 0 }) });
-    return { filename: `${id}.zip`, mime: 'application/zip', base64: readFileSync(out).toString('base64'), savedTo: null };
+    return {
+      filename: `${id}.zip`,
+      mime: 'application/zip',
+      base64: readFileSync(out).toString('base64'),
+      savedTo: null,
+    };
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

@@ -18,13 +18,30 @@ import { issuesText } from '../../shared/issues';
 import { readAnnotation, writeAnnotation } from './annotations';
 import { Access, type Roots } from './access';
 import { browseFolder, folderRoots } from './folders';
-import { datasetGallery, exportBundle, exportFigure, exportMetrics, exportTable, inspectPhotoViews, listDatasets, runLabTask } from './lab';
+import {
+  datasetGallery,
+  exportBundle,
+  exportFigure,
+  exportMetrics,
+  exportTable,
+  inspectPhotoViews,
+  listDatasets,
+  runLabTask,
+} from './lab';
 import { datasetsDir, type SettingsStore } from './settings';
 
 // runsDir: where runs are stored; userData: the app's user-data folder (the lab's datasets/); worker: how to start
 // a job's process (default: engine/worker under tsx, or the Electron bundle's worker.js); confine: keep the paths
 // calls name inside the roots a served UI may use (access.ts) — `prh serve` sets it, the desktop app and CLI do not.
-export type ServiceOptions = { runsDir: string; userData: string; settings: SettingsStore; concurrency?: number; worker?: EntryCommand; transport: 'ipc' | 'ws'; confine?: boolean };
+export type ServiceOptions = {
+  runsDir: string;
+  userData: string;
+  settings: SettingsStore;
+  concurrency?: number;
+  worker?: EntryCommand;
+  transport: 'ipc' | 'ws';
+  confine?: boolean;
+};
 
 export class Service implements Api {
   readonly store: RunStore;
@@ -35,7 +52,10 @@ export class Service implements Api {
   constructor(private readonly opts: ServiceOptions) {
     this.store = new RunStore(opts.runsDir);
     this.store.recover(); // runs a previous process left running are now `interrupted`
-    this.scheduler = new Scheduler(this.store, { concurrency: opts.concurrency ?? opts.settings.get().threads, worker: opts.worker ?? workerCommand() });
+    this.scheduler = new Scheduler(this.store, {
+      concurrency: opts.concurrency ?? opts.settings.get().threads,
+      worker: opts.worker ?? workerCommand(),
+    });
     this.scheduler.on('event', (e) => this.listeners.forEach((l) => l(e)));
     this.access = new Access(opts.confine ? () => this.roots() : null);
   }
@@ -62,7 +82,13 @@ export class Service implements Api {
   }
 
   async version(): Promise<ApiResults['version']> {
-    return { app: 'prh-workbench 0.1.0', node: process.version, runsDir: this.store.root, concurrency: this.scheduler.concurrency, transport: this.opts.transport };
+    return {
+      app: 'prh-workbench 0.1.0',
+      node: process.version,
+      runsDir: this.store.root,
+      concurrency: this.scheduler.concurrency,
+      transport: this.opts.transport,
+    };
   }
   async listRuns() {
     return this.store.list();
@@ -92,11 +118,15 @@ export class Service implements Api {
   private writeExecutor(id: string): void {
     const config = this.store.config(id);
     if (config.kind !== 'experiment') return;
-    writeJsonAtomic(join(this.store.dir(id), EXECUTOR_FILE), resolveExecutor(this.opts.settings.get(), config.executor));
+    writeJsonAtomic(
+      join(this.store.dir(id), EXECUTOR_FILE),
+      resolveExecutor(this.opts.settings.get(), config.executor),
+    );
   }
   async deleteRun({ id }: ApiArgs<'deleteRun'>) {
     const { status } = this.store.peek(id); // an unreadable run can be deleted too
-    if (status === 'running' || status === 'queued') throw new InputError(`run ${id} is ${status}: cancel it before deleting it`);
+    if (status === 'running' || status === 'queued')
+      throw new InputError(`run ${id} is ${status}: cancel it before deleting it`);
     rmSync(this.store.dir(id), { recursive: true, force: true });
     return { id };
   }
@@ -127,7 +157,11 @@ export class Service implements Api {
       const c = arms.configOrNull(s.id);
       return c?.kind === 'train' ? [c.seed, armRank(c.arm)] : [Infinity, 0];
     };
-    return arms.list().map((s) => ({ s, r: rank(s) })).sort((a, b) => a.r[0] - b.r[0] || a.r[1] - b.r[1] || a.s.name.localeCompare(b.s.name)).map(({ s }) => s);
+    return arms
+      .list()
+      .map((s) => ({ s, r: rank(s) }))
+      .sort((a, b) => a.r[0] - b.r[0] || a.r[1] - b.r[1] || a.s.name.localeCompare(b.s.name))
+      .map(({ s }) => s);
   }
   async annotateRun({ id, annotation }: ApiArgs<'annotateRun'>) {
     this.store.get(id); // a clear error for an unknown run
@@ -168,7 +202,14 @@ export class Service implements Api {
   }
   async matchImages(q: ApiArgs<'matchImages'>) {
     if (q.pool !== 'test') this.access.check(q.pool, 'read', 'caption pool');
-    return (await runLabTask({ task: 'match', runDir: this.store.dir(q.runId), images: q.images, pool: q.pool, topK: q.topK, perPhoto: q.perPhoto })) as MatchResult;
+    return (await runLabTask({
+      task: 'match',
+      runDir: this.store.dir(q.runId),
+      images: q.images,
+      pool: q.pool,
+      topK: q.topK,
+      perPhoto: q.perPhoto,
+    })) as MatchResult;
   }
   async exportTable(q: ApiArgs<'exportTable'>) {
     return exportTable(q, this.runRef(q.runId));
@@ -187,11 +228,21 @@ export class Service implements Api {
   async setSettings(patch: ApiArgs<'setSettings'>) {
     // The roots decide what a served tab may touch: it cannot widen them itself.
     const now = this.opts.settings.get();
-    const widened = (['dataRoots', 'runsDir'] as const).filter((k) => k in patch && JSON.stringify(patch[k]) !== JSON.stringify(now[k]));
-    if (this.access.confined && widened.length) throw new InputError(`${widened.join(' and ')} cannot be changed from a served page: they decide which folders it may read and write; change them in the desktop app or the settings file`);
+    const widened = (['dataRoots', 'runsDir'] as const).filter(
+      (k) => k in patch && JSON.stringify(patch[k]) !== JSON.stringify(now[k]),
+    );
+    if (this.access.confined && widened.length)
+      throw new InputError(
+        `${widened.join(' and ')} cannot be changed from a served page: they decide which folders it may read and write; change them in the desktop app or the settings file`,
+      );
     // Nor what a batch job runs as shell (setup lines, the node's Node.js, the project folder): that would step past the roots.
-    const shell = (['setup', 'node', 'project'] as const).filter((k) => patch.slurm && JSON.stringify(patch.slurm[k]) !== JSON.stringify(now.slurm?.[k])).map((k) => `slurm.${k}`);
-    if (this.access.confined && shell.length) throw new InputError(`${shell.join(', ')} cannot be changed from a served page: a job runs them as shell commands; change them in the desktop app or the settings file`);
+    const shell = (['setup', 'node', 'project'] as const)
+      .filter((k) => patch.slurm && JSON.stringify(patch.slurm[k]) !== JSON.stringify(now.slurm?.[k]))
+      .map((k) => `slurm.${k}`);
+    if (this.access.confined && shell.length)
+      throw new InputError(
+        `${shell.join(', ')} cannot be changed from a served page: a job runs them as shell commands; change them in the desktop app or the settings file`,
+      );
     return this.opts.settings.set(patch);
   }
 
@@ -213,7 +264,10 @@ export class Service implements Api {
     return [datasetsDir(this.opts.userData), ...used, ...(this.opts.settings.get().dataRoots ?? [])];
   }
   private roots(): Roots {
-    return { read: [this.store.root, ...this.browseRoots()], write: [datasetsDir(this.opts.userData), ...(this.opts.settings.get().dataRoots ?? [])] };
+    return {
+      read: [this.store.root, ...this.browseRoots()],
+      write: [datasetsDir(this.opts.userData), ...(this.opts.settings.get().dataRoots ?? [])],
+    };
   }
 
   private runDir(id: string | undefined): string | null {

@@ -16,20 +16,35 @@ export type EntryCommand = { command: string; args: string[]; env: NodeJS.Proces
 // `from` is import.meta.url of a module in the entry's folder; `source` the entry's file name there.
 export function entryCommand(from: string, source: string, built: string): EntryCommand {
   const here = fileURLToPath(from);
-  if (here.endsWith('.ts')) return { command: process.execPath, args: ['--import', import.meta.resolve('tsx'), resolve(dirname(here), source)], env: {} };
+  if (here.endsWith('.ts'))
+    return {
+      command: process.execPath,
+      args: ['--import', import.meta.resolve('tsx'), resolve(dirname(here), source)],
+      env: {},
+    };
   const file = [dirname(here), dirname(dirname(here))].map((d) => join(d, built)).find(existsSync);
-  if (!file) throw new Error(`no ${built} next to ${here}: add ${source} to the main build's inputs (electron.vite.config.ts)`);
+  if (!file)
+    throw new Error(`no ${built} next to ${here}: add ${source} to the main build's inputs (electron.vite.config.ts)`);
   return { command: process.execPath, args: [file], env: { ELECTRON_RUN_AS_NODE: '1' } };
 }
 
-export const spawnEntry = (cmd: EntryCommand, args: string[], stdio: StdioOptions, signal?: AbortSignal): ChildProcess =>
-  spawn(cmd.command, [...cmd.args, ...args], { stdio, env: { ...process.env, ...cmd.env }, signal });
+export const spawnEntry = (
+  cmd: EntryCommand,
+  args: string[],
+  stdio: StdioOptions,
+  signal?: AbortSignal,
+): ChildProcess => spawn(cmd.command, [...cmd.args, ...args], { stdio, env: { ...process.env, ...cmd.env }, signal });
 
 type Reply = { ok: true; result: unknown } | { ok: false; error: string; input: boolean };
 
 // Parent side: an InputError in the child comes back as an InputError here; a crash brings its stderr tail.
 // onLine: each line the child writes to stderr, as it comes (its progress); signal: aborting it stops the child.
-export function callChild(cmd: EntryCommand, input: unknown, what: string, opts: { onLine?: (line: string) => void; signal?: AbortSignal } = {}): Promise<unknown> {
+export function callChild(
+  cmd: EntryCommand,
+  input: unknown,
+  what: string,
+  opts: { onLine?: (line: string) => void; signal?: AbortSignal } = {},
+): Promise<unknown> {
   return new Promise((resolvePromise, reject) => {
     const child = spawnEntry(cmd, [], ['pipe', 'pipe', 'pipe'], opts.signal);
     const out: Buffer[] = [];
@@ -40,7 +55,7 @@ export function callChild(cmd: EntryCommand, input: unknown, what: string, opts:
     child.on('error', reject);
     child.on('close', (code) => {
       const text = Buffer.concat(out).toString('utf8').trim().split('\n').pop() ?? '';
-      let reply: Reply | null = null;
+      let reply: Reply | null;
       try {
         reply = JSON.parse(text) as Reply;
       } catch {
@@ -48,7 +63,11 @@ export function callChild(cmd: EntryCommand, input: unknown, what: string, opts:
       }
       if (reply?.ok) return resolvePromise(reply.result);
       if (reply && !reply.ok) return reject(reply.input ? new InputError(reply.error) : new Error(reply.error));
-      reject(new Error(`${what} exited with ${code}: ${err.join('').trim().split('\n').slice(-8).join('\n') || 'no output'}`));
+      reject(
+        new Error(
+          `${what} exited with ${code}: ${err.join('').trim().split('\n').slice(-8).join('\n') || 'no output'}`,
+        ),
+      );
     });
     child.stdin!.end(JSON.stringify(input));
   });
@@ -63,7 +82,11 @@ export async function answerParent<T>(handle: (input: T) => Promise<unknown>): P
     reply = { ok: true, result: await handle(JSON.parse(Buffer.concat(chunks).toString('utf8')) as T) };
   } catch (err) {
     const zod = err instanceof ZodError;
-    reply = { ok: false, error: zod ? issuesText(err) : (err as Error).message, input: zod || err instanceof InputError };
+    reply = {
+      ok: false,
+      error: zod ? issuesText(err) : (err as Error).message,
+      input: zod || err instanceof InputError,
+    };
   }
   process.stdout.write(JSON.stringify(reply) + '\n', () => process.exit(0));
 }

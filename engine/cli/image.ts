@@ -5,10 +5,20 @@ import { type Command, Option } from 'commander';
 import { z } from 'zod';
 import { Split } from '../../shared/dataset';
 import { describeAdapter } from '../../shared/gpu';
-import { Device, ImageSpec, defaultCacheDir, Pool, Preset, embedCached, listImages, openImageEncoder, specOverrides, writeImageEmbeddings } from '../image';
+import {
+  Device,
+  ImageSpec,
+  defaultCacheDir,
+  Pool,
+  Preset,
+  embedCached,
+  listImages,
+  openImageEncoder,
+  specOverrides,
+  writeImageEmbeddings,
+} from '../image';
 import { Cancelled } from '../runs/job';
 import { EXIT, parseFlags, printTable } from './output';
-
 
 const Rgb = z
   .string()
@@ -47,10 +57,18 @@ export function registerImage(program: Command, setExit: (code: number) => void 
     .command('embed')
     .description('embed the images of a dataset (or a folder of images) with an ONNX image encoder')
     .requiredOption('--model <file>', 'the encoder, .onnx')
-    .requiredOption('--data <path>', 'dataset folder (dataset.json + images/), Karpathy/Flickr30k/COCO caption files, or a plain folder of images')
+    .requiredOption(
+      '--data <path>',
+      'dataset folder (dataset.json + images/), Karpathy/Flickr30k/COCO caption files, or a plain folder of images',
+    )
     .option('--images <dir>', 'the image folder, when it is not beside the caption files')
     .requiredOption('--out <file>', 'output .npy (writes <out>.ids.json and <out>.spec.json beside it)')
-    .addOption(new Option('--preset <name>', 'dinov2 | imagenet-cnn | custom (default: detected from input/output names)').choices(Preset.options))
+    .addOption(
+      new Option(
+        '--preset <name>',
+        'dinov2 | imagenet-cnn | custom (default: detected from input/output names)',
+      ).choices(Preset.options),
+    )
     .addOption(new Option('--split <name>', 'only this split of the dataset').choices(Split.options))
     .option('--input <name>', 'graph input to feed')
     .option('--output <tensor>', 'tensor holding the embedding: a graph output or any intermediate tensor')
@@ -65,8 +83,19 @@ export function registerImage(program: Command, setExit: (code: number) => void 
     .addOption(new Option('--range <r>', 'pixel scale before mean/std').choices(['0-1', '0-255']))
     .option('--batch <n>', 'images per inference call', '16')
     .option('--threads <n>', 'CPU threads for onnxruntime (0 = one per core)', '0')
-    .addOption(new Option('--device <d>', 'auto: CUDA when its provider is installed, else WebGPU on a real GPU, else CPU; webgpu: any WebGPU adapter (also an emulated one)').choices(Device.options).default('auto'))
-    .addOption(new Option('--on-bad-image <policy>', 'unreadable files: skip (and count) or fail the job').choices(['skip', 'fail']).default('fail'))
+    .addOption(
+      new Option(
+        '--device <d>',
+        'auto: CUDA when its provider is installed, else WebGPU on a real GPU, else CPU; webgpu: any WebGPU adapter (also an emulated one)',
+      )
+        .choices(Device.options)
+        .default('auto'),
+    )
+    .addOption(
+      new Option('--on-bad-image <policy>', 'unreadable files: skip (and count) or fail the job')
+        .choices(['skip', 'fail'])
+        .default('fail'),
+    )
     .option('--cache-dir <dir>', `embedding cache (default ${defaultCacheDir()})`)
     .option('--no-cache-dir', 'do not read or write the cache')
     .option('--json', 'print one JSON document')
@@ -81,8 +110,17 @@ export function registerImage(program: Command, setExit: (code: number) => void 
         threads: o.threads,
         log: (m) => console.error(m),
       });
-      if (enc.fixedBatch !== null && enc.fixedBatch !== o.batch) console.error(`${o.model}: the model takes exactly ${enc.fixedBatch} image(s) per call; embedding ${enc.fixedBatch} at a time`);
-      const bar = !o.json && process.stderr.isTTY ? new SingleBar({ format: 'embed [{bar}] {value}/{total} images {eta}s', stream: process.stderr }, Presets.shades_classic) : null;
+      if (enc.fixedBatch !== null && enc.fixedBatch !== o.batch)
+        console.error(
+          `${o.model}: the model takes exactly ${enc.fixedBatch} image(s) per call; embedding ${enc.fixedBatch} at a time`,
+        );
+      const bar =
+        !o.json && process.stderr.isTTY
+          ? new SingleBar(
+              { format: 'embed [{bar}] {value}/{total} images {eta}s', stream: process.stderr },
+              Presets.shades_classic,
+            )
+          : null;
       bar?.start(images.length, 0);
       const abort = new AbortController();
       const onInt = () => abort.abort();
@@ -113,11 +151,21 @@ export function registerImage(program: Command, setExit: (code: number) => void 
           seconds: Number(seconds.toFixed(2)),
           imagesPerSecond: res.cached ? null : Number((images.length / seconds).toFixed(2)),
         };
-        if (o.json) console.log(JSON.stringify({ ...summary, gpu: enc.adapter, spec: enc.spec, modelSha256: enc.modelSha256, skippedFiles: res.skipped }));
+        if (o.json)
+          console.log(
+            JSON.stringify({
+              ...summary,
+              gpu: enc.adapter,
+              spec: enc.spec,
+              modelSha256: enc.modelSha256,
+              skippedFiles: res.skipped,
+            }),
+          );
         else {
           printTable([summary]);
           for (const s of res.skipped.slice(0, 10)) console.error(`skipped ${s.reason}`);
-          if (res.skipped.length > 10) console.error(`... and ${res.skipped.length - 10} more skipped (see ${o.out}.spec.json)`);
+          if (res.skipped.length > 10)
+            console.error(`... and ${res.skipped.length - 10} more skipped (see ${o.out}.spec.json)`);
         }
         setExit(EXIT.ok);
       } catch (err) {

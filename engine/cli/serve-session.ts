@@ -31,7 +31,8 @@ function electronViteBuild(): number | null {
   } catch {
     return null;
   }
-  return spawnSync(process.execPath, [bin, 'build', '--logLevel', 'warn'], { cwd: root, stdio: ['ignore', 2, 2] }).status;
+  return spawnSync(process.execPath, [bin, 'build', '--logLevel', 'warn'], { cwd: root, stdio: ['ignore', 2, 2] })
+    .status;
 }
 
 // The UI `prh serve` serves: built here when missing (stdout stays free for --json), else a message that says how.
@@ -40,7 +41,9 @@ export function ensureRenderer(dir: string, build: () => number | null = electro
   console.error(`prh serve: the UI is not built yet (${dir}); building it once, as \`npm run build\` would…`);
   const status = build();
   if (status === 0 && existsSync(join(dir, 'index.html'))) return;
-  throw new InputError(status === null
-    ? `no built UI in ${dir}, and electron-vite (a dev dependency) is not installed to build it: run \`npm install\` (with dev dependencies), then \`npm run build\``
-    : `no built UI in ${dir}: building it failed (exit ${status}); run \`npm run build\` to see why`);
+  throw new InputError(
+    status === null
+      ? `no built UI in ${dir}, and electron-vite (a dev dependency) is not installed to build it: run \`npm install\` (with dev dependencies), then \`npm run build\``
+      : `no built UI in ${dir}: building it failed (exit ${status}); run \`npm run build\` to see why`,
+  );
 }

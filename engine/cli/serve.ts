@@ -10,10 +10,17 @@ import { WsRequest, type WsReply } from '../../shared/api';
 import type { Service } from '../api';
 
 const MIME: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml', '.png': 'image/png', '.woff2': 'font/woff2', '.json': 'application/json', '.ico': 'image/x-icon',
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.woff2': 'font/woff2',
+  '.json': 'application/json',
+  '.ico': 'image/x-icon',
 };
-export const CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'";
+export const CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'";
 
 export type ServeOptions = { service: Service; rendererDir: string; host?: string; port?: number; token?: string };
 export type Serving = { server: Server; url: string; port: number; token: string; close(): Promise<void> };
@@ -21,13 +28,17 @@ export type Serving = { server: Server; url: string; port: number; token: string
 export async function serve(opts: ServeOptions): Promise<Serving> {
   const host = opts.host ?? '127.0.0.1';
   const token = opts.token ?? randomBytes(24).toString('hex');
-  if (!existsSync(join(opts.rendererDir, 'index.html'))) throw new Error(`no built renderer in ${opts.rendererDir}: run \`npm run build\` first`);
+  if (!existsSync(join(opts.rendererDir, 'index.html')))
+    throw new Error(`no built renderer in ${opts.rendererDir}: run \`npm run build\` first`);
   let port = 0;
   const cookieName = () => `prh_token_${port}`;
   const sameToken = (given: string | null | undefined) =>
     !!given && given.length === token.length && timingSafeEqual(Buffer.from(given), Buffer.from(token));
   const cookieToken = (req: IncomingMessage) =>
-    (req.headers.cookie ?? '').split(';').map((c) => c.trim().split('=')).find(([k]) => k === cookieName())?.[1];
+    (req.headers.cookie ?? '')
+      .split(';')
+      .map((c) => c.trim().split('='))
+      .find(([k]) => k === cookieName())?.[1];
   const allowedOrigins = () => [`http://${host}:${port}`, `http://localhost:${port}`, `http://127.0.0.1:${port}`];
 
   const server = createServer((req, res) => {
@@ -42,10 +53,16 @@ export async function serve(opts: ServeOptions): Promise<Serving> {
   const answer = (req: IncomingMessage, res: ServerResponse) => {
     const url = requestUrl(req, host);
     if (!url) return deny(res, 400, 'bad request target');
-    const given = url.searchParams.get('token')?.trim().replace(/^.*[?&]token=/, ''); // the token, or the whole printed URL pasted
+    const given = url.searchParams
+      .get('token')
+      ?.trim()
+      .replace(/^.*[?&]token=/, ''); // the token, or the whole printed URL pasted
     if (sameToken(given)) {
       // First visit: trade the URL token for a cookie, then drop it from the address bar.
-      res.writeHead(302, { 'Set-Cookie': `${cookieName()}=${token}; HttpOnly; SameSite=Strict; Path=/`, Location: url.pathname });
+      res.writeHead(302, {
+        'Set-Cookie': `${cookieName()}=${token}; HttpOnly; SameSite=Strict; Path=/`,
+        Location: url.pathname,
+      });
       return res.end();
     }
     if (!sameToken(cookieToken(req))) return signIn(res, given !== undefined);
@@ -76,8 +93,15 @@ export async function serve(opts: ServeOptions): Promise<Serving> {
   });
   port = (server.address() as { port: number }).port;
   return {
-    server, port, token, url: `http://${host}:${port}/?token=${token}`,
-    close: () => new Promise((resolve) => { wss.clients.forEach((c) => c.terminate()); server.close(() => resolve()); }),
+    server,
+    port,
+    token,
+    url: `http://${host}:${port}/?token=${token}`,
+    close: () =>
+      new Promise((resolve) => {
+        wss.clients.forEach((c) => c.terminate());
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -123,16 +147,32 @@ function sendFile(res: ServerResponse, root: string, pathname: string): void {
   let file = join(root, rel);
   if (!file.startsWith(root + sep) && file !== root) return deny(res, 403, 'forbidden');
   if (!existsSync(file) || statSync(file).isDirectory()) file = join(root, 'index.html'); // single-page app
-  const headers: Record<string, string> = { 'Content-Type': MIME[extname(file)] ?? 'application/octet-stream', 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' };
-  if (file.endsWith('.html')) Object.assign(headers, { 'Content-Security-Policy': CSP, 'X-Frame-Options': 'DENY', 'Referrer-Policy': 'no-referrer' });
+  const headers: Record<string, string> = {
+    'Content-Type': MIME[extname(file)] ?? 'application/octet-stream',
+    'X-Content-Type-Options': 'nosniff',
+    'Cache-Control': 'no-store',
+  };
+  if (file.endsWith('.html'))
+    Object.assign(headers, {
+      'Content-Security-Policy': CSP,
+      'X-Frame-Options': 'DENY',
+      'Referrer-Policy': 'no-referrer',
+    });
   res.writeHead(200, headers);
   res.end(readFileSync(file));
 }
 
 // Without a valid cookie (a new browser, or a server started with --new-token): a page that asks for the token.
-const SIGN_IN_CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+const SIGN_IN_CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 function signIn(res: ServerResponse, wrong: boolean): void {
-  res.writeHead(401, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': SIGN_IN_CSP, 'X-Frame-Options': 'DENY', 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' });
+  res.writeHead(401, {
+    'Content-Type': 'text/html; charset=utf-8',
+    'Content-Security-Policy': SIGN_IN_CSP,
+    'X-Frame-Options': 'DENY',
+    'Cache-Control': 'no-store',
+    'Referrer-Policy': 'no-referrer',
+  });
   res.end(`<!doctype html><html lang="en"><meta charset="utf-8"><title>prh-workbench: sign in</title>
 <style>body{font:15px system-ui,sans-serif;max-width:560px;margin:12vh auto;padding:0 20px;color:#1b1f24}input{font:inherit;width:100%;padding:6px 8px;margin:8px 0}button{font:inherit;padding:6px 14px}.e{color:#cf222e}</style>
 <h1>This workbench needs its token</h1>

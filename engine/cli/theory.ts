@@ -19,10 +19,19 @@ const addWorldOptions = (c: Command) =>
     .option('--stickiness <p>', 'clustered worlds: probability a positive pair stays in its cluster (default 0.8)', num)
     .option('--clusters <c>', 'clustered worlds: number of clusters (default k + 1)', num);
 const keyValues = (o: Record<string, unknown>) =>
-  printTable(Object.entries(o).map(([key, value]) => ({ key, value: Array.isArray(value) || (value && typeof value === 'object') ? JSON.stringify(value) : value })));
+  printTable(
+    Object.entries(o).map(([key, value]) => ({
+      key,
+      value: Array.isArray(value) || (value && typeof value === 'object') ? JSON.stringify(value) : value,
+    })),
+  );
 
 // The grid as an ordinary run: computed by a worker, stored, and read back from the run's metrics and result.
-async function savedGrid(input: Record<string, unknown>, o: { runs?: string; json?: boolean }, setExit: (code: number) => void): Promise<Prop3GridResult | null> {
+async function savedGrid(
+  input: Record<string, unknown>,
+  o: { runs?: string; json?: boolean },
+  setExit: (code: number) => void,
+): Promise<Prop3GridResult | null> {
   const params = parseParams(Prop3GridParams, input, 'theory prop3');
   const service = openService(o.runs);
   const { state, code } = await runAndWait(service, { kind: 'theory.prop3', version: 1, params }, Boolean(o.json));
@@ -32,13 +41,26 @@ async function savedGrid(input: Record<string, unknown>, o: { runs?: string; jso
     else console.error(state.error ?? state.status);
     return null;
   }
-  const rows = service.store.metrics(state.id).filter((m) => m.scope === 'prop3')
-    .map(({ values: v }) => ({ world: v.world!, rho: v.rho!, alphaK: v.alphaK!, beta1: v.beta1!, r: v.r!, rFormula: v.rFormula!, error: v.error!, tie: v.tie === 1 }));
+  const rows = service.store
+    .metrics(state.id)
+    .filter((m) => m.scope === 'prop3')
+    .map(({ values: v }) => ({
+      world: v.world!,
+      rho: v.rho!,
+      alphaK: v.alphaK!,
+      beta1: v.beta1!,
+      r: v.r!,
+      rFormula: v.rFormula!,
+      error: v.error!,
+      tie: v.tie === 1,
+    }));
   return { params, rows, summary: state.result as Prop3Summary };
 }
 
 export function registerTheory(program: Command, setExit: (code: number) => void): void {
-  const theory = program.command('theory').description('exact finite-world theory: Prop 1-3, Thm 1 and 3 (no training)');
+  const theory = program
+    .command('theory')
+    .description('exact finite-world theory: Prop 1-3, Thm 1 and 3 (no training)');
 
   addWorldOptions(
     theory
@@ -50,20 +72,35 @@ export function registerTheory(program: Command, setExit: (code: number) => void
       .option('--m <m>', 'nuisance values', num, 6)
       .option('--grid <g>', 'rho grid points, linspace(0, 1, g)', num, 41)
       .option('--seed <s>', 'seed (world i uses stream i)', num, 0)
-      .addOption(new Option('--method <m>', 'eigenvectors: kronecker (products) or joint (brute-force EVD)').default('kronecker'))
+      .addOption(
+        new Option('--method <m>', 'eigenvectors: kronecker (products) or joint (brute-force EVD)').default(
+          'kronecker',
+        ),
+      )
       .option('--rows', 'human mode: also print every row')
       .option('--save', 'run it as a stored run (listed in the app, resumable) in a worker process')
       .option('--runs <dir>', 'with --save: the runs folder')
       .option('--json', 'print {params, rows, summary} as JSON'),
   ).action(async (o) => {
-    const input = { worlds: o.worlds, states: o.states, k: o.k, m: o.m, grid: o.grid, seed: o.seed, method: o.method, ...worldFields(o) };
+    const input = {
+      worlds: o.worlds,
+      states: o.states,
+      k: o.k,
+      m: o.m,
+      grid: o.grid,
+      seed: o.seed,
+      method: o.method,
+      ...worldFields(o),
+    };
     const res = o.save ? await savedGrid(input, o, setExit) : prop3Grid(input);
     if (!res) return;
     if (o.json) return console.log(JSON.stringify(res));
     if (o.rows) printTable(res.rows);
     const s = res.summary;
     const p = res.params;
-    console.log(`${p.worlds} ${p.worldKind} worlds x ${p.grid} rho, n = ${p.states}, k = ${p.k}, m = ${p.m}, seed ${p.seed} (${p.method})`);
+    console.log(
+      `${p.worlds} ${p.worldKind} worlds x ${p.grid} rho, n = ${p.states}, k = ${p.k}, m = ${p.m}, seed ${p.seed} (${p.method})`,
+    );
     printTable([
       { quantity: 'rows', value: s.rows },
       { quantity: 'mean alpha_k', value: s.meanAlphaK },
@@ -91,12 +128,25 @@ export function registerTheory(program: Command, setExit: (code: number) => void
       .option('--seed <s>', 'seed', num, 0)
       .option('--json', 'print the demo as JSON'),
   ).action((o) => {
-    const res = thm1Demo({ n: o.n, k: o.k, observationsA: o.observationsA, observationsB: o.observationsB, seed: o.seed, ...worldFields(o) });
+    const res = thm1Demo({
+      n: o.n,
+      k: o.k,
+      observationsA: o.observationsA,
+      observationsB: o.observationsB,
+      seed: o.seed,
+      ...worldFields(o),
+    });
     if (o.json) return console.log(JSON.stringify(res));
     console.log(`n = ${res.n}, k = ${res.k}, observations ${res.observationsA} (A) and ${res.observationsB} (B)`);
     const { rotation: _r1, ...gap } = res.gap;
     const { rotation: _r2, ...noGap } = res.noGap;
-    printTable([{ case: 'gap', ...gap }, { case: 'no gap', ...noGap }], ['case', ...Object.keys(noGap)]);
+    printTable(
+      [
+        { case: 'gap', ...gap },
+        { case: 'no gap', ...noGap },
+      ],
+      ['case', ...Object.keys(noGap)],
+    );
   });
 
   addWorldOptions(
@@ -117,7 +167,9 @@ export function registerTheory(program: Command, setExit: (code: number) => void
   addWorldOptions(
     theory
       .command('thm3')
-      .description('the floor E >= 2k - 2 sum sqrt(lambda_i(E[g g^T])) >= 2k (1 - sqrt(eta)) on embeddings with nuisance')
+      .description(
+        'the floor E >= 2k - 2 sum sqrt(lambda_i(E[g g^T])) >= 2k (1 - sqrt(eta)) on embeddings with nuisance',
+      )
       .option('--n <n>', 'states', num, 12)
       .option('--k <k>', 'embedding width', num, 3)
       .option('--m <m>', 'nuisance values', num, 4)
@@ -147,7 +199,23 @@ export function registerTheory(program: Command, setExit: (code: number) => void
     const res = explore({ n: o.n, k: o.k, m: o.m, rho: o.rho, grid: o.grid, seed: o.seed, ...worldFields(o) });
     if (o.json) return console.log(JSON.stringify(res));
     console.log(`alpha: ${res.alpha.map((a) => a.toFixed(4)).join(' ')}`);
-    keyValues({ alphaK: res.threshold.alphaK, rho: res.threshold.rho, bad: res.threshold.bad, r: res.r, rFormula: res.rFormula, error: res.error, tie: res.tie, ...res.prop1 });
-    printTable(res.curve.rho.map((rho, i) => ({ rho, r: res.curve.r[i], rFormula: res.curve.rFormula[i], error: res.curve.error[i] })));
+    keyValues({
+      alphaK: res.threshold.alphaK,
+      rho: res.threshold.rho,
+      bad: res.threshold.bad,
+      r: res.r,
+      rFormula: res.rFormula,
+      error: res.error,
+      tie: res.tie,
+      ...res.prop1,
+    });
+    printTable(
+      res.curve.rho.map((rho, i) => ({
+        rho,
+        r: res.curve.r[i],
+        rFormula: res.curve.rFormula[i],
+        error: res.curve.error[i],
+      })),
+    );
   });
 }

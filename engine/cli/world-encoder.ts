@@ -12,7 +12,21 @@ import { InputError } from '../errors';
 import { readJson } from '../json-file';
 import { splitCeiling } from '../experiment';
 import { PRESETS } from '../models';
-import { PoolerRecipe, WORLD_ENCODER_RECIPE, WorldEncoderRecipe, type BuiltEncoder, type CeilingOf, type WorldEncoderManifest, buildWorldEncoder, describePooler, joinWorldEncoders, probeWorldEncoder, readWorldEncoderManifest, repoolWorldEncoder, sha256 } from '../image';
+import {
+  PoolerRecipe,
+  WORLD_ENCODER_RECIPE,
+  WorldEncoderRecipe,
+  type BuiltEncoder,
+  type CeilingOf,
+  type WorldEncoderManifest,
+  buildWorldEncoder,
+  describePooler,
+  joinWorldEncoders,
+  probeWorldEncoder,
+  readWorldEncoderManifest,
+  repoolWorldEncoder,
+  sha256,
+} from '../image';
 import { parseFlags, printTable } from './output';
 
 const Flags = z.object({
@@ -38,37 +52,65 @@ const checkpointsPath = (onnx: string) => join(dirname(onnx), `${basename(onnx, 
 const CHECKPOINT_EVERY = 250;
 
 export function registerWorldEncoder(program: Command): void {
-  const world = program.commands.find((c) => c.name() === 'world') ?? program.command('world').description('the procedural world');
+  const world =
+    program.commands.find((c) => c.name() === 'world') ?? program.command('world').description('the procedural world');
   world
     .command('build-encoder')
-    .description('train the world image encoder (self-supervised: no captions, no labels) and export it in the DINOv2 ONNX layout')
-    .option('--out <file.onnx>', 'model to write; the manifest goes next to it as .json', 'resources/world-encoder.onnx')
+    .description(
+      'train the world image encoder (self-supervised: no captions, no labels) and export it in the DINOv2 ONNX layout',
+    )
+    .option(
+      '--out <file.onnx>',
+      'model to write; the manifest goes next to it as .json',
+      'resources/world-encoder.onnx',
+    )
     .option('--recipe <file.json>', 'build this recipe (the "recipe" object of a manifest) instead of the shipped one')
     .option('--check', 'rebuild the recipe of the manifest next to --out without writing, and compare the sha256')
     .option('--no-probe', 'skip the attribute probes on a held-out world')
-    .option('--probe-only', 'no training: probe the model at --out (probes + ceiling) and rewrite the probe section of its manifest')
-    .option('--repool <pooler.json>', 'no training: refit the read-out of the model at --out with this pooler recipe ({ grid, dims, scenes }), rewrite model and manifest, probe; the bytes a full build with that pooler gives')
-    .option('--join <file.onnx...>', 'no training: join world encoders built from one recipe at distinct jepa seeds or steps (each with its manifest; an ensemble joins as its members, so it grows by new draws) into an ensemble at --out, their read-out (the first\'s, or --repool\'s) fitted over the joint tokens; the bytes a full build of the recipe with all those members gives')
-    .option('--checkpoints <dir>', 'keep step checkpoints here, and go on from the newest one a killed build of the same recipe left (default: <out>.checkpoints beside the model; removed once it is written)')
+    .option(
+      '--probe-only',
+      'no training: probe the model at --out (probes + ceiling) and rewrite the probe section of its manifest',
+    )
+    .option(
+      '--repool <pooler.json>',
+      'no training: refit the read-out of the model at --out with this pooler recipe ({ grid, dims, scenes }), rewrite model and manifest, probe; the bytes a full build with that pooler gives',
+    )
+    .option(
+      '--join <file.onnx...>',
+      "no training: join world encoders built from one recipe at distinct jepa seeds or steps (each with its manifest; an ensemble joins as its members, so it grows by new draws) into an ensemble at --out, their read-out (the first's, or --repool's) fitted over the joint tokens; the bytes a full build of the recipe with all those members gives",
+    )
+    .option(
+      '--checkpoints <dir>',
+      'keep step checkpoints here, and go on from the newest one a killed build of the same recipe left (default: <out>.checkpoints beside the model; removed once it is written)',
+    )
     .option('--no-checkpoints', 'train without step checkpoints (as --check does: a rebuild from scratch)')
     .option('--checkpoint-every <steps>', 'steps between checkpoints', String(CHECKPOINT_EVERY))
-    .option('--probe-world <dir>', 'held-out world folder for the probes and the ceiling (default: the experiments\' default world, seed 0, 5000/1014/1000, generated)')
+    .option(
+      '--probe-world <dir>',
+      "held-out world folder for the probes and the ceiling (default: the experiments' default world, seed 0, 5000/1014/1000, generated)",
+    )
     .option('--json', 'print one JSON document')
     .action(async (raw: unknown) => {
       const o = parseFlags(Flags, raw);
-      if (o.probeWorld && !existsSync(o.probeWorld)) throw new InputError(`--probe-world: ${o.probeWorld} does not exist`);
+      if (o.probeWorld && !existsSync(o.probeWorld))
+        throw new InputError(`--probe-world: ${o.probeWorld} does not exist`);
       const log = (t: string) => (o.json ? undefined : console.error(t));
       // model and manifest written together; the probes (unless --no-probe) on the model as written
       const write = async (built: BuiltEncoder): Promise<void> => {
         mkdirSync(dirname(o.out), { recursive: true });
         writeFileAtomic(o.out, built.bytes);
-        const probe = o.probe ? await probeWorldEncoder(o.out, built.manifest.recipe, o.probeWorld, log, ceiling) : null;
+        const probe = o.probe
+          ? await probeWorldEncoder(o.out, built.manifest.recipe, o.probeWorld, log, ceiling)
+          : null;
         const manifest: WorldEncoderManifest = { file: basename(o.out), ...built.manifest, probe };
         writeJsonAtomic(manifestPath(o.out), manifest);
         report(manifest, o.json);
       };
       if (o.probeOnly) {
-        if (o.check || !o.probe || o.join) throw new InputError(`--probe-only and ${o.check ? '--check' : o.join ? '--join' : '--no-probe'}: choose one`);
+        if (o.check || !o.probe || o.join)
+          throw new InputError(
+            `--probe-only and ${o.check ? '--check' : o.join ? '--join' : '--no-probe'}: choose one`,
+          );
         const { manifest } = readBuilt(o.out);
         const probe = await probeWorldEncoder(o.out, manifest.recipe, o.probeWorld, log, ceiling);
         writeJsonAtomic(manifestPath(o.out), { ...manifest, probe });
@@ -78,7 +120,11 @@ export function registerWorldEncoder(program: Command): void {
         const other = (['check', 'recipe'] as const).find((k) => o[k]);
         if (other) throw new InputError(`--join and --${other}: choose one`);
         const pooler = o.repool ? readJson(o.repool, PoolerRecipe, 'a pooler recipe') : undefined;
-        const built = await joinWorldEncoders(o.join.map((f) => ({ ...readBuilt(f), source: f })), pooler, log);
+        const built = await joinWorldEncoders(
+          o.join.map((f) => ({ ...readBuilt(f), source: f })),
+          pooler,
+          log,
+        );
         return write(built);
       }
       if (o.repool) {
@@ -86,30 +132,60 @@ export function registerWorldEncoder(program: Command): void {
         const pooler = readJson(o.repool, PoolerRecipe, 'a pooler recipe');
         const { manifest, bytes } = readBuilt(o.out);
         const built = await repoolWorldEncoder(bytes, manifest, pooler, o.out);
-        log(`pooler: ${describePooler(pooler)}, fitted in ${built.manifest.pooler!.seconds.toFixed(1)} s on the model's own ViT (sha256 ${built.manifest.pooler!.baseSha256.slice(0, 16)}…)`);
+        log(
+          `pooler: ${describePooler(pooler)}, fitted in ${built.manifest.pooler!.seconds.toFixed(1)} s on the model's own ViT (sha256 ${built.manifest.pooler!.baseSha256.slice(0, 16)}…)`,
+        );
         return write(built);
       }
       const shipped = o.check ? readWorldEncoderManifest(manifestPath(o.out)) : null;
       if (shipped && o.recipe) throw new InputError('--check rebuilds the recipe in the manifest: leave out --recipe');
-      const recipe = shipped?.recipe ?? (o.recipe ? readJson(o.recipe, WorldEncoderRecipe, 'a world-encoder recipe') : WORLD_ENCODER_RECIPE);
+      const recipe =
+        shipped?.recipe ??
+        (o.recipe ? readJson(o.recipe, WorldEncoderRecipe, 'a world-encoder recipe') : WORLD_ENCODER_RECIPE);
       const steps = recipe.jepa.steps;
       // an ensemble's members log their own windows (one bar cannot show them side by side)
-      const bar = !o.json && process.stderr.isTTY && !recipe.members ? new SingleBar({ format: 'world encoder [{bar}] {value}/{total} steps  loss {loss}', hideCursor: true }, Presets.shades_classic) : null;
-      const ckpt = o.check || o.checkpoints === false ? undefined : { dir: o.checkpoints ?? checkpointsPath(o.out), every: o.checkpointEvery };
+      const bar =
+        !o.json && process.stderr.isTTY && !recipe.members
+          ? new SingleBar(
+              { format: 'world encoder [{bar}] {value}/{total} steps  loss {loss}', hideCursor: true },
+              Presets.shades_classic,
+            )
+          : null;
+      const ckpt =
+        o.check || o.checkpoints === false
+          ? undefined
+          : { dir: o.checkpoints ?? checkpointsPath(o.out), every: o.checkpointEvery };
       bar?.start(steps, 0, { loss: '-' });
-      const built = await buildWorldEncoder(recipe, {
-        onStep: (s) => bar?.update(s.step + 1, { loss: s.loss.toFixed(4) }),
-        // no bar (a log file, nohup): a line per loss window, so a plateau shows while the build runs
-        onWindow: bar || o.json ? undefined : (step, mean, window) => log(`step ${step}/${steps}: loss ${mean.toFixed(4)} (mean of the last ${window})`),
-        log,
-      }, ckpt);
+      const built = await buildWorldEncoder(
+        recipe,
+        {
+          onStep: (s) => bar?.update(s.step + 1, { loss: s.loss.toFixed(4) }),
+          // no bar (a log file, nohup): a line per loss window, so a plateau shows while the build runs
+          onWindow:
+            bar || o.json
+              ? undefined
+              : (step, mean, window) =>
+                  log(`step ${step}/${steps}: loss ${mean.toFixed(4)} (mean of the last ${window})`),
+          log,
+        },
+        ckpt,
+      );
       bar?.stop();
       if (shipped) {
         const same = shipped.sha256 === built.sha256;
-        const res = { out: o.out, shipped: shipped.sha256, rebuilt: built.sha256, same, seconds: built.manifest.build.seconds };
+        const res = {
+          out: o.out,
+          shipped: shipped.sha256,
+          rebuilt: built.sha256,
+          same,
+          seconds: built.manifest.build.seconds,
+        };
         if (o.json) console.log(JSON.stringify(res));
         else printTable([res]);
-        if (!same) throw new Error(`${o.out}: the rebuilt encoder's sha256 ${built.sha256} differs from the manifest's ${shipped.sha256}`);
+        if (!same)
+          throw new Error(
+            `${o.out}: the rebuilt encoder's sha256 ${built.sha256} differs from the manifest's ${shipped.sha256}`,
+          );
         return;
       }
       await write(built);
@@ -121,7 +197,8 @@ export function registerWorldEncoder(program: Command): void {
 function readBuilt(out: string): { manifest: WorldEncoderManifest; bytes: Buffer } {
   const manifest = readWorldEncoderManifest(manifestPath(out));
   const bytes = readFileSync(out);
-  if (sha256(bytes) !== manifest.sha256) throw new InputError(`${out}: its sha256 differs from its manifest's; rebuild it instead`);
+  if (sha256(bytes) !== manifest.sha256)
+    throw new InputError(`${out}: its sha256 differs from its manifest's; rebuild it instead`);
   return { manifest, bytes };
 }
 
@@ -132,9 +209,33 @@ const ceiling: CeilingOf = async (ds, emb, ids) => {
 
 function report(manifest: WorldEncoderManifest, json?: boolean): void {
   if (json) return console.log(JSON.stringify(manifest));
-  printTable([{ out: manifest.file, sha256: manifest.sha256.slice(0, 16), seconds: manifest.build.seconds, lossFirst: manifest.loss.first, lossLast: manifest.loss.last, parity: manifest.parity.maxAbsDiffPooler }]);
+  printTable([
+    {
+      out: manifest.file,
+      sha256: manifest.sha256.slice(0, 16),
+      seconds: manifest.build.seconds,
+      lossFirst: manifest.loss.first,
+      lossLast: manifest.loss.last,
+      parity: manifest.parity.maxAbsDiffPooler,
+    },
+  ]);
   const probe = manifest.probe;
-  if (probe?.ceiling) printTable([{ ceiling: `R@1 vs the oracle text (${probe.ceiling.trained.dim}-d)`, trained: probe.ceiling.trained.r1, randomInit: probe.ceiling.randomInit.r1 }]);
+  if (probe?.ceiling)
+    printTable([
+      {
+        ceiling: `R@1 vs the oracle text (${probe.ceiling.trained.dim}-d)`,
+        trained: probe.ceiling.trained.r1,
+        randomInit: probe.ceiling.randomInit.r1,
+      },
+    ]);
   if (probe)
-    printTable(probe.trained.map((t, i) => ({ task: t.task, trained: t.accuracy, pixels: probe.pixels[i].accuracy, randomInit: probe.randomInit[i].accuracy, chance: t.chance })));
+    printTable(
+      probe.trained.map((t, i) => ({
+        task: t.task,
+        trained: t.accuracy,
+        pixels: probe.pixels[i].accuracy,
+        randomInit: probe.randomInit[i].accuracy,
+        chance: t.chance,
+      })),
+    );
 }

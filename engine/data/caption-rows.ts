@@ -17,22 +17,35 @@ export function groupRows(file: string, rows: CaptionRow[], evalCaption: number)
     const g = byImage.get(r.image) ?? byImage.set(r.image, { rows: [], seen: new Map(), split: r.split }).get(r.image)!;
     if (r.index !== null) {
       const prev = g.seen.get(r.index);
-      if (prev !== undefined) throw new InputError(`${file}:${r.line}: caption ${r.image}#${r.index} repeats line ${prev}`);
+      if (prev !== undefined)
+        throw new InputError(`${file}:${r.line}: caption ${r.image}#${r.index} repeats line ${prev}`);
       g.seen.set(r.index, r.line);
     }
     if (r.split && g.split && r.split !== g.split)
-      throw new InputError(`${file}:${r.line}: ${r.image} is in split '${r.split}' here but '${g.split}' on line ${g.rows[0].line}`);
+      throw new InputError(
+        `${file}:${r.line}: ${r.image} is in split '${r.split}' here but '${g.split}' on line ${g.rows[0].line}`,
+      );
     g.rows.push(r);
   }
   if (!byImage.size) throw new InputError(`${file}: no captions`);
   const ids = new Map<string, string>();
   return [...byImage].map(([name, g]) => {
-    const caps = g.rows.map((r, k) => ({ r, k: r.index ?? k })).sort((a, b) => a.k - b.k).map(({ r }) => r);
-    if (evalCaption >= caps.length) throw new InputError(`${file}:${caps[0].line}: ${name} has ${caps.length} captions, no caption ${evalCaption}`);
+    const caps = g.rows
+      .map((r, k) => ({ r, k: r.index ?? k }))
+      .sort((a, b) => a.k - b.k)
+      .map(({ r }) => r);
+    if (evalCaption >= caps.length)
+      throw new InputError(`${file}:${caps[0].line}: ${name} has ${caps.length} captions, no caption ${evalCaption}`);
     const id = photoId(name);
     const other = ids.get(id);
     if (other) throw new InputError(`${file}:${caps[0].line}: ${name} and ${other} would both be photo ${id}`);
     ids.set(id, name);
-    return { id, split: g.split ?? 'train', file: name, captions: caps.map((c) => ({ text: c.text.trim() })), evalCaption };
+    return {
+      id,
+      split: g.split ?? 'train',
+      file: name,
+      captions: caps.map((c) => ({ text: c.text.trim() })),
+      evalCaption,
+    };
   });
 }

@@ -30,7 +30,8 @@ export function readCoco(file: string, { split = 'test', evalCaption = 0, seeded
   for (const im of j.images) {
     const captions = caps.get(im.id)!;
     if (!captions.length) continue;
-    if (evalCaption >= captions.length) throw new InputError(`${file}: image ${im.id} has ${captions.length} captions, no caption ${evalCaption}`);
+    if (evalCaption >= captions.length)
+      throw new InputError(`${file}: image ${im.id} has ${captions.length} captions, no caption ${evalCaption}`);
     images.push({ id: String(im.id), split, file: im.file_name, captions, evalCaption });
   }
   let splitParams: Record<string, unknown> = { split };
@@ -40,7 +41,9 @@ export function readCoco(file: string, { split = 'test', evalCaption = 0, seeded
     splitParams = s.params;
   }
   return {
-    version: 1, name: basename(file, '.json'), source: 'coco',
+    version: 1,
+    name: basename(file, '.json'),
+    source: 'coco',
     params: { file: basename(file), ...splitParams, evalCaption, withoutCaptions: j.images.length - images.length },
     images,
   };

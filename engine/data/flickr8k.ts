@@ -9,12 +9,21 @@ import { tokenRows } from './flickr30k';
 import { seededSplit, type SplitOptions } from './split';
 import { applySplitLists, hasSplitLists } from './split-lists';
 
-export function readFlickr8k(file: string, { evalCaption = 0, split: splitOptions, warn }: { evalCaption?: number; split?: SplitOptions; warn?: Warn } = {}): Dataset {
+export function readFlickr8k(
+  file: string,
+  { evalCaption = 0, split: splitOptions, warn }: { evalCaption?: number; split?: SplitOptions; warn?: Warn } = {},
+): Dataset {
   const all = groupRows(file, tokenRows(file, readText(file, warn)), evalCaption);
   const params = { file: basename(file), evalCaption };
   if (hasSplitLists(dirname(file))) {
     const listed = applySplitLists(dirname(file), all);
-    return { version: 1, name: 'flickr8k', source: 'flickr8k', params: { ...params, ...listed.params }, images: listed.images };
+    return {
+      version: 1,
+      name: 'flickr8k',
+      source: 'flickr8k',
+      params: { ...params, ...listed.params },
+      images: listed.images,
+    };
   }
   const s = seededSplit(all.length, file, splitOptions);
   all.forEach((im, i) => (im.split = s.split[i]));

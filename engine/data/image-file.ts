@@ -23,9 +23,16 @@ function jpegSize(head: Buffer): [number, number] | null {
   while (o + 9 <= head.length) {
     if (head[o] !== 0xff) return null;
     const marker = head[o + 1];
-    if (marker === 0xff) { o++; continue; } // fill byte
-    if (marker === 0xd8 || (marker >= 0xd0 && marker <= 0xd7) || marker === 0x01) { o += 2; continue; } // no length
-    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) return [head.readUInt16BE(o + 7), head.readUInt16BE(o + 5)];
+    if (marker === 0xff) {
+      o++;
+      continue;
+    } // fill byte
+    if (marker === 0xd8 || (marker >= 0xd0 && marker <= 0xd7) || marker === 0x01) {
+      o += 2;
+      continue;
+    } // no length
+    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc)
+      return [head.readUInt16BE(o + 7), head.readUInt16BE(o + 5)];
     o += 2 + head.readUInt16BE(o + 2);
   }
   return null;
@@ -61,6 +68,7 @@ export function imageFileProblem(head: Buffer, tail: Buffer, size: number): stri
   }
   if (!whole) return `truncated ${format.toUpperCase()} (${size} bytes; the file ends before its format does)`;
   if (dims && (dims[0] <= 0 || dims[1] <= 0)) return `${format.toUpperCase()} header says ${dims[0]} x ${dims[1]} px`;
-  if (dims && dims[0] * dims[1] > MAX_PIXELS) return `${format.toUpperCase()} header says ${dims[0]} x ${dims[1]} px, over the ${MAX_PIXELS / 1e6} Mpx limit (corrupt, or too big to decode)`;
+  if (dims && dims[0] * dims[1] > MAX_PIXELS)
+    return `${format.toUpperCase()} header says ${dims[0]} x ${dims[1]} px, over the ${MAX_PIXELS / 1e6} Mpx limit (corrupt, or too big to decode)`;
   return null;
 }

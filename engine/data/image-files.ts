@@ -16,9 +16,13 @@ export function checkImageFiles(opened: OpenedDataset, images: DatasetImage[], w
   const { imagesDir, path } = opened;
   const captionsOnly = images.filter((im) => !im.file);
   if (captionsOnly.length)
-    throw new InputError(`${path}: ${captionsOnly.length} photo(s) have no image file (captions only), e.g. ${captionsOnly[0].id}; ${why}`);
+    throw new InputError(
+      `${path}: ${captionsOnly.length} photo(s) have no image file (captions only), e.g. ${captionsOnly[0].id}; ${why}`,
+    );
   if (!existsSync(imagesDir))
-    throw new InputError(`${path}: its image folder ${imagesDir} does not exist (captions only here? give the images with --images DIR); ${why}`);
+    throw new InputError(
+      `${path}: its image folder ${imagesDir} does not exist (captions only here? give the images with --images DIR); ${why}`,
+    );
   const missing = images.filter((im) => !existsSync(join(imagesDir, im.file!)));
   if (!missing.length) return;
   const names = (xs: string[]) => xs.slice(0, SHOWN).join(', ') + (xs.length > SHOWN ? ', ...' : '');
@@ -29,5 +33,7 @@ export function checkImageFiles(opened: OpenedDataset, images: DatasetImage[], w
         `(the captions name ${names(images.map((im) => im.file!))}; the folder holds ${held.length} image file(s)${held.length ? `: ${names(held)}` : ''}); ${why}`,
     );
   }
-  throw new InputError(`${imagesDir}: ${missing.length} of the ${images.length} photos named in ${opened.file} are missing: ${names(missing.map((im) => im.file!))}; ${why}`);
+  throw new InputError(
+    `${imagesDir}: ${missing.length} of the ${images.length} photos named in ${opened.file} are missing: ${names(missing.map((im) => im.file!))}; ${why}`,
+  );
 }

@@ -10,11 +10,17 @@ import type { OpenedDataset } from './open';
 
 export type ImportOptions = { images?: boolean; force?: boolean; onProgress?: (done: number, total: number) => void };
 
-export function importDataset(opened: OpenedDataset, out: string, { images = true, force = false, onProgress }: ImportOptions = {}): { images: number; copied: number } {
-  if (existsSync(join(out, DATASET_FILE)) && !force) throw new InputError(`${join(out, DATASET_FILE)}: exists (--force replaces it)`);
+export function importDataset(
+  opened: OpenedDataset,
+  out: string,
+  { images = true, force = false, onProgress }: ImportOptions = {},
+): { images: number; copied: number } {
+  if (existsSync(join(out, DATASET_FILE)) && !force)
+    throw new InputError(`${join(out, DATASET_FILE)}: exists (--force replaces it)`);
   const ds = opened.dataset;
   const withFiles = ds.images.filter((im) => im.file);
-  if (images && withFiles.length) checkImageFiles(opened, withFiles, 'import copies the photos (--no-images writes the captions only)');
+  if (images && withFiles.length)
+    checkImageFiles(opened, withFiles, 'import copies the photos (--no-images writes the captions only)');
   let copied = 0;
   if (images)
     for (const im of withFiles) {
@@ -24,7 +30,12 @@ export function importDataset(opened: OpenedDataset, out: string, { images = tru
       copied++;
       onProgress?.(copied, withFiles.length);
     }
-  const params = { ...ds.params, importedFrom: opened.file, format: opened.format, ...(images ? {} : { images: 'not copied' }) };
+  const params = {
+    ...ds.params,
+    importedFrom: opened.file,
+    format: opened.format,
+    ...(images ? {} : { images: 'not copied' }),
+  };
   writeDataset(out, { ...ds, params, createdAt: new Date().toISOString() });
   return { images: ds.images.length, copied };
 }

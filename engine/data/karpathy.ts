@@ -29,10 +29,17 @@ export function readKarpathy(file: string, { evalCaption = 0, warn }: CaptionCho
       if (!text) throw new InputError(`${file}: images[${i}].sentences[${k}].raw is empty`);
       return { text };
     });
-    if (evalCaption >= captions.length) throw new InputError(`${file}: images[${i}] has ${captions.length} sentences, no caption ${evalCaption}`);
+    if (evalCaption >= captions.length)
+      throw new InputError(`${file}: images[${i}] has ${captions.length} sentences, no caption ${evalCaption}`);
     const split: Split = im.split === 'restval' ? 'train' : im.split;
     const file_ = im.filepath ? `${im.filepath}/${im.filename}` : im.filename;
     return { id: im.filename.replace(/\.[^.]+$/, ''), split, file: file_, captions, evalCaption };
   });
-  return { version: 1, name: j.dataset ?? basename(file, '.json'), source: 'karpathy', params: { file: basename(file), evalCaption, restval: 'train' }, images };
+  return {
+    version: 1,
+    name: j.dataset ?? basename(file, '.json'),
+    source: 'karpathy',
+    params: { file: basename(file), evalCaption, restval: 'train' },
+    images,
+  };
 }

@@ -24,7 +24,8 @@ function lines(file: string, text: string): string[] {
 }
 
 function captionFile(dir: string, prefix: string, k: number, warn?: Warn): { file: string; lines: string[] } {
-  const gz = join(dir, `${prefix}.${k}.en.gz`), plain = join(dir, `${prefix}.${k}.en`);
+  const gz = join(dir, `${prefix}.${k}.en.gz`),
+    plain = join(dir, `${prefix}.${k}.en`);
   if (existsSync(gz)) {
     let bytes: Buffer;
     try {
@@ -38,8 +39,12 @@ function captionFile(dir: string, prefix: string, k: number, warn?: Warn): { fil
   throw new InputError(`${dir}: ${prefix}_images.txt has no caption file ${prefix}.${k}.en.gz`);
 }
 
-export function readMulti30k(dir: string, { evalCaption = 0, warn }: { evalCaption?: number; warn?: Warn } = {}): Dataset {
-  if (evalCaption >= CAPTIONS_PER_IMAGE) throw new InputError(`evalCaption ${evalCaption}: Multi30k has ${CAPTIONS_PER_IMAGE} captions per image`);
+export function readMulti30k(
+  dir: string,
+  { evalCaption = 0, warn }: { evalCaption?: number; warn?: Warn } = {},
+): Dataset {
+  if (evalCaption >= CAPTIONS_PER_IMAGE)
+    throw new InputError(`evalCaption ${evalCaption}: Multi30k has ${CAPTIONS_PER_IMAGE} captions per image`);
   const images: DatasetImage[] = [];
   const used: Record<string, string> = {};
   for (const [split, prefixes] of SPLITS) {
@@ -54,7 +59,9 @@ export function readMulti30k(dir: string, { evalCaption = 0, warn }: { evalCapti
     const files = Array.from({ length: CAPTIONS_PER_IMAGE }, (_, k) => captionFile(dir, prefix, k + 1, warn));
     for (const f of files) {
       if (f.lines.length !== names.length)
-        throw new InputError(`${f.file}: ${f.lines.length} lines, expected ${names.length} (one per line of ${basename(listFile)})`);
+        throw new InputError(
+          `${f.file}: ${f.lines.length} lines, expected ${names.length} (one per line of ${basename(listFile)})`,
+        );
       const blank = f.lines.findIndex((l) => !l.trim());
       if (blank >= 0) throw new InputError(`${f.file}:${blank + 1}: empty caption`);
     }
@@ -69,5 +76,11 @@ export function readMulti30k(dir: string, { evalCaption = 0, warn }: { evalCapti
     );
   }
   if (!images.length) throw new InputError(`${dir}: no train/val/test_2016 _images.txt split files`);
-  return { version: 1, name: basename(dir), source: 'multi30k', params: { dir: basename(dir), splitFiles: used, evalCaption }, images };
+  return {
+    version: 1,
+    name: basename(dir),
+    source: 'multi30k',
+    params: { dir: basename(dir), splitFiles: used, evalCaption },
+    images,
+  };
 }

@@ -33,11 +33,21 @@ export type OpenOptions = {
 
 // Image folders next to (or one level above) real caption files, in the names their downloads use.
 const IMAGE_DIR_NAMES = [
-  IMAGES_DIR, 'Images', 'flickr30k-images', 'flickr30k_images', 'Flicker8k_Dataset', 'Flickr8k_Dataset/Flicker8k_Dataset', 'Flickr8k_Dataset',
-  'val2017', 'train2017', 'val2014', 'train2014',
+  IMAGES_DIR,
+  'Images',
+  'flickr30k-images',
+  'flickr30k_images',
+  'Flicker8k_Dataset',
+  'Flickr8k_Dataset/Flicker8k_Dataset',
+  'Flickr8k_Dataset',
+  'val2017',
+  'train2017',
+  'val2014',
+  'train2014',
 ];
 const FLICKR8K_TOKEN = 'Flickr8k.token.txt';
-const KNOWN = 'dataset.json, dataset_*.json (Karpathy), Flickr8k.token.txt, results_20130124.token, results.csv, *_images.txt (Multi30k), captions_*.json (COCO), or an image,caption table (.csv / .txt with a header, .jsonl)';
+const KNOWN =
+  'dataset.json, dataset_*.json (Karpathy), Flickr8k.token.txt, results_20130124.token, results.csv, *_images.txt (Multi30k), captions_*.json (COCO), or an image,caption table (.csv / .txt with a header, .jsonl)';
 
 function fileFormat(file: string): Format {
   const name = basename(file);
@@ -50,7 +60,9 @@ function fileFormat(file: string): Format {
     const text = readText(file);
     if (text.startsWith('image_name|')) return 'flickr30k';
     if (isCaptionCsv(text)) return 'table';
-    throw new InputError(`${file}:1: not a caption table (its first line must name an image column and a caption column, e.g. "image,caption")`);
+    throw new InputError(
+      `${file}:1: not a caption table (its first line must name an image column and a caption column, e.g. "image,caption")`,
+    );
   }
   if (name.endsWith('.json')) return 'coco';
   throw new InputError(`${file}: unknown dataset file (expected ${KNOWN})`);
@@ -92,9 +104,11 @@ function findImagesDir(base: string, format: Format, ds: Dataset, given?: string
     return resolve(given);
   }
   if (format === 'layout') return join(base, IMAGES_DIR);
-  const dirs = [...IMAGE_DIR_NAMES.map((n) => join(base, n)), base, ...IMAGE_DIR_NAMES.map((n) => join(dirname(base), n))].filter(
-    (d) => existsSync(d) && statSync(d).isDirectory(),
-  );
+  const dirs = [
+    ...IMAGE_DIR_NAMES.map((n) => join(base, n)),
+    base,
+    ...IMAGE_DIR_NAMES.map((n) => join(dirname(base), n)),
+  ].filter((d) => existsSync(d) && statSync(d).isDirectory());
   const probe = ds.images.flatMap((im) => (im.file ? [im.file] : [])).slice(0, 5);
   const holds = dirs.find((d) => probe.some((f) => existsSync(join(d, f))));
   return holds ?? dirs.find((d) => d !== base) ?? join(base, IMAGES_DIR);
@@ -107,13 +121,19 @@ export function openDataset(path: string, { imagesDir, evalCaption, split }: Ope
   const warn = (m: string) => void warnings.push(m);
   const opts = { ...(evalCaption === undefined ? {} : { evalCaption }), ...(split ? { split } : {}), warn };
   const dataset =
-    format === 'layout' ? readDataset(dirname(file), opts.warn)
-    : format === 'karpathy' ? readKarpathy(file, opts)
-    : format === 'flickr30k' ? readFlickr30k(file, opts)
-    : format === 'flickr8k' ? readFlickr8k(file, opts)
-    : format === 'multi30k' ? readMulti30k(file, opts)
-    : format === 'table' ? readCaptionTable(file, opts)
-    : readCoco(file, { evalCaption, seeded: split ?? {}, warn });
+    format === 'layout'
+      ? readDataset(dirname(file), opts.warn)
+      : format === 'karpathy'
+        ? readKarpathy(file, opts)
+        : format === 'flickr30k'
+          ? readFlickr30k(file, opts)
+          : format === 'flickr8k'
+            ? readFlickr8k(file, opts)
+            : format === 'multi30k'
+              ? readMulti30k(file, opts)
+              : format === 'table'
+                ? readCaptionTable(file, opts)
+                : readCoco(file, { evalCaption, seeded: split ?? {}, warn });
   validateDataset(dataset, file);
   const base = format === 'multi30k' ? file : dirname(file);
   return { dataset, format, path, file, warnings, imagesDir: findImagesDir(base, format, dataset, imagesDir) };

@@ -10,12 +10,18 @@ export type SplitOptions = SeededSplit;
 const DEFAULT_HELD = { val: 1014, test: 1000 };
 
 /** split[i] of n photos; the same (n, options) give the same split in every process. */
-export function seededSplit(n: number, source: string, options: SplitOptions = {}): { split: Split[]; params: Record<string, number | string> } {
+export function seededSplit(
+  n: number,
+  source: string,
+  options: SplitOptions = {},
+): { split: Split[]; params: Record<string, number | string> } {
   const o = SeededSplit.parse(options);
   const nVal = o.val ?? Math.min(DEFAULT_HELD.val, Math.floor(n / 10));
   const nTest = o.test ?? Math.min(DEFAULT_HELD.test, Math.floor(n / 10));
   if (nVal + nTest >= n)
-    throw new InputError(`${source}: ${n} photos cannot hold ${nVal} val + ${nTest} test photos and still leave photos to train on`);
+    throw new InputError(
+      `${source}: ${n} photos cannot hold ${nVal} val + ${nTest} test photos and still leave photos to train on`,
+    );
   const order = new WorldRng(o.seed, 7).shuffled(Array.from({ length: n }, (_, i) => i));
   const split = new Array<Split>(n).fill('train');
   order.slice(0, nVal).forEach((i) => (split[i] = 'val'));
@@ -25,5 +31,8 @@ export function seededSplit(n: number, source: string, options: SplitOptions = {
 
 /** k of n indices, a seeded draw (keyed by `key`), returned in increasing order. */
 export function seededSubset(n: number, k: number, seed: number, key: number): number[] {
-  return new WorldRng(seed, 11, key).shuffled(Array.from({ length: n }, (_, i) => i)).slice(0, k).sort((a, b) => a - b);
+  return new WorldRng(seed, 11, key)
+    .shuffled(Array.from({ length: n }, (_, i) => i))
+    .slice(0, k)
+    .sort((a, b) => a - b);
 }

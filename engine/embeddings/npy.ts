@@ -13,7 +13,10 @@ function parseHeader(text: string, path: string): { descr: string; fortran: bool
   const shape = /'shape'\s*:\s*\(([^)]*)\)/.exec(text)?.[1];
   if (descr === undefined || fortran === undefined || shape === undefined)
     throw new InputError(`${path}: malformed .npy header ${JSON.stringify(text.trim())}`);
-  const dims = shape.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+  const dims = shape
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
   if (!dims.every((s) => /^\d+$/.test(s))) throw new InputError(`${path}: malformed shape (${shape}) in .npy header`);
   return { descr, fortran: fortran === 'True', shape: dims.map(Number) };
 }
@@ -26,14 +29,18 @@ export function readNpyTensor(path: string): Tensor {
   } catch (err) {
     throw new InputError(`${path}: cannot read (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
   }
-  if (buf.length < 10 || !MAGIC.every((b, i) => buf[i] === b)) throw new InputError(`${path}: not a .npy file (bad magic)`);
+  if (buf.length < 10 || !MAGIC.every((b, i) => buf[i] === b))
+    throw new InputError(`${path}: not a .npy file (bad magic)`);
   const major = buf[6];
   if (major < 1 || major > 3) throw new InputError(`${path}: unsupported .npy format version ${major}.${buf[7]}`);
   const lenBytes = major === 1 ? 2 : 4;
   const headerLen = major === 1 ? buf.readUInt16LE(8) : buf.readUInt32LE(8);
   const dataStart = 8 + lenBytes + headerLen;
   if (dataStart > buf.length) throw new InputError(`${path}: truncated .npy header`);
-  const { descr, fortran, shape } = parseHeader(buf.toString(major === 3 ? 'utf8' : 'latin1', 8 + lenBytes, dataStart), path);
+  const { descr, fortran, shape } = parseHeader(
+    buf.toString(major === 3 ? 'utf8' : 'latin1', 8 + lenBytes, dataStart),
+    path,
+  );
   const dtype = descr === '<f4' ? 'float32' : descr === '<f8' ? 'float64' : null;
   if (!dtype)
     throw new InputError(
@@ -44,8 +51,14 @@ export function readNpyTensor(path: string): Tensor {
   const itemsize = dtype === 'float32' ? 4 : 8;
   const want = numel(shape) * itemsize;
   const have = buf.length - dataStart;
-  if (have < want) throw new InputError(`${path}: truncated data, expected ${want} bytes for shape (${shape.join(', ')}), found ${have}`);
-  if (have > want) throw new InputError(`${path}: ${have - want} unexpected trailing bytes after the data of shape (${shape.join(', ')})`);
+  if (have < want)
+    throw new InputError(
+      `${path}: truncated data, expected ${want} bytes for shape (${shape.join(', ')}), found ${have}`,
+    );
+  if (have > want)
+    throw new InputError(
+      `${path}: ${have - want} unexpected trailing bytes after the data of shape (${shape.join(', ')})`,
+    );
   // Copy into a fresh, aligned buffer: Node's Buffer may start at any byte offset of a shared pool.
   const bytes = new Uint8Array(want);
   bytes.set(buf.subarray(dataStart, dataStart + want));
@@ -81,4 +94,5 @@ export function writeNpyTensor(path: string, t: Tensor): void {
   writeFileAtomic(path, encodeNpy(t));
 }
 
-export const writeNpy = (path: string, emb: Embeddings): void => writeNpyTensor(path, { shape: [emb.rows, emb.dim], data: emb.data });
+export const writeNpy = (path: string, emb: Embeddings): void =>
+  writeNpyTensor(path, { shape: [emb.rows, emb.dim], data: emb.data });

@@ -42,11 +42,19 @@ function decode(dtype: string, bytes: Uint8Array): Float32Array | Float64Array {
 export type SafetensorsFile = { tensors: Record<string, Tensor>; metadata: Record<string, string> };
 
 // The header alone: [u64 length][JSON]. Returns the tensor entries (unvalidated) and the metadata.
-function parseHeader(buf: Buffer, path: string): { n: number; entries: Record<string, unknown>; metadata: Record<string, string> } {
+function parseHeader(
+  buf: Buffer,
+  path: string,
+): { n: number; entries: Record<string, unknown>; metadata: Record<string, string> } {
   if (buf.length < 8) throw new InputError(`${path}: not a .safetensors file (shorter than 8 bytes)`);
   const n = Number(buf.readBigUInt64LE(0));
   if (n > buf.length - 8) throw new InputError(`${path}: truncated or not a .safetensors file (header of ${n} bytes)`);
-  const { __metadata__: meta, ...entries } = parseJson(`${path} header`, buf.toString('utf8', 8, 8 + n), Header, 'a JSON object');
+  const { __metadata__: meta, ...entries } = parseJson(
+    `${path} header`,
+    buf.toString('utf8', 8, 8 + n),
+    Header,
+    'a JSON object',
+  );
   const metadata = z.record(z.string(), z.string()).safeParse(meta ?? {});
   if (!metadata.success) throw new InputError(`${path}: __metadata__ must map strings to strings`);
   return { n, entries, metadata: metadata.data };
@@ -93,13 +101,21 @@ export function readSafetensors(path: string, names?: string[]): SafetensorsFile
     if (names && !names.includes(name)) continue;
     const e = Entry.safeParse(value);
     if (!e.success) throw new InputError(`${path}: tensor '${name}' has a malformed header entry`);
-    const { dtype, shape, data_offsets: [begin, end] } = e.data;
+    const {
+      dtype,
+      shape,
+      data_offsets: [begin, end],
+    } = e.data;
     const size = ITEMSIZE[dtype];
     if (!size) throw new InputError(`${path}: tensor '${name}' has dtype ${dtype}; expected F32, F64, F16 or BF16`);
     if (end - begin !== numel(shape) * size)
-      throw new InputError(`${path}: tensor '${name}' spans ${end - begin} bytes but shape [${shape.join(', ')}] ${dtype} needs ${numel(shape) * size}`);
+      throw new InputError(
+        `${path}: tensor '${name}' spans ${end - begin} bytes but shape [${shape.join(', ')}] ${dtype} needs ${numel(shape) * size}`,
+      );
     if (dataStart + end > buf.length)
-      throw new InputError(`${path}: truncated data, tensor '${name}' ends at byte ${dataStart + end} of ${buf.length}`);
+      throw new InputError(
+        `${path}: truncated data, tensor '${name}' ends at byte ${dataStart + end} of ${buf.length}`,
+      );
     const t = { shape, data: decode(dtype, buf.subarray(dataStart + begin, dataStart + end)) };
     assertFinite(t, `${path} [${name}]`);
     tensors[name] = t;
@@ -114,7 +130,11 @@ export function encodeSafetensors(tensors: Record<string, Tensor>, metadata: Rec
   for (const [name, t] of Object.entries(tensors)) {
     if (numel(t.shape) !== t.data.length)
       throw new InputError(`tensor '${name}': shape [${t.shape.join(', ')}] does not match ${t.data.length} values`);
-    header[name] = { dtype: dtypeOf(t.data) === 'float32' ? 'F32' : 'F64', shape: t.shape, data_offsets: [offset, offset + t.data.byteLength] };
+    header[name] = {
+      dtype: dtypeOf(t.data) === 'float32' ? 'F32' : 'F64',
+      shape: t.shape,
+      data_offsets: [offset, offset + t.data.byteLength],
+    };
     offset += t.data.byteLength;
   }
   const json = JSON.stringify(header);
@@ -130,5 +150,8 @@ export function encodeSafetensors(tensors: Record<string, Tensor>, metadata: Rec
   return out;
 }
 
-export const writeSafetensors = (path: string, tensors: Record<string, Tensor>, metadata?: Record<string, string>): void =>
-  writeFileAtomic(path, encodeSafetensors(tensors, metadata));
+export const writeSafetensors = (
+  path: string,
+  tensors: Record<string, Tensor>,
+  metadata?: Record<string, string>,
+): void => writeFileAtomic(path, encodeSafetensors(tensors, metadata));

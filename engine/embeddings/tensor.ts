@@ -28,8 +28,13 @@ export function asLayerStack(t: Tensor, source: string): Embeddings[] {
   if (t.shape.length !== 3)
     throw new InputError(`${source}: expected a 3-D [L, N, D] layer stack, got shape [${t.shape.join(', ')}]`);
   const [layers, rows, dim] = t.shape;
-  if (layers < 1 || rows < 1 || dim < 1) throw new InputError(`${source}: empty stack of shape [${t.shape.join(', ')}]`);
-  return Array.from({ length: layers }, (_, l) => ({ rows, dim, data: t.data.subarray(l * rows * dim, (l + 1) * rows * dim) }));
+  if (layers < 1 || rows < 1 || dim < 1)
+    throw new InputError(`${source}: empty stack of shape [${t.shape.join(', ')}]`);
+  return Array.from({ length: layers }, (_, l) => ({
+    rows,
+    dim,
+    data: t.data.subarray(l * rows * dim, (l + 1) * rows * dim),
+  }));
 }
 
 // NaN/Inf poison every cosine they touch, so a file holding any is rejected naming the first bad rows.

@@ -12,11 +12,28 @@ export type Ceiling = { r1: number; mknn: number | null; concepts: number; dim: 
 
 // Concepts of a scene: its background, and each object's shape, colour, size and cell.
 const concepts = (im: Dataset['images'][number]): string[] =>
-  im.state ? [`bg:${im.state.background}`, ...im.state.objects.flatMap((o) => [`shape:${o.shape}`, `colour:${o.colour}`, `size:${o.size}`, `cell:${o.cell}`])] : [];
+  im.state
+    ? [
+        `bg:${im.state.background}`,
+        ...im.state.objects.flatMap((o) => [
+          `shape:${o.shape}`,
+          `colour:${o.colour}`,
+          `size:${o.size}`,
+          `cell:${o.cell}`,
+        ]),
+      ]
+    : [];
 
 /** The ceiling of image embeddings `emb` (rows named by `ids`, any of the dataset's photos) on the dataset's own
  *  val (fit) and test (scored) photos: what `prh world build-encoder` records for an encoder it probes. */
-export function splitCeiling(dataset: Dataset, emb: Embeddings, ids: string[], dim: number, k: number, seed = 0): Promise<Ceiling | null> {
+export function splitCeiling(
+  dataset: Dataset,
+  emb: Embeddings,
+  ids: string[],
+  dim: number,
+  k: number,
+  seed = 0,
+): Promise<Ceiling | null> {
   const splitOf = new Map(dataset.images.map((im) => [im.id, im.split]));
   const side = (split: 'val' | 'test'): Side => {
     const rows = ids.flatMap((id, i) => (splitOf.get(id) === split ? [i] : []));
@@ -27,7 +44,13 @@ export function splitCeiling(dataset: Dataset, emb: Embeddings, ids: string[], d
   return imageCeiling(dataset, { val: side('val'), test: side('test') }, dim, k, seed);
 }
 
-export async function imageCeiling(dataset: Dataset, images: { val: Side; test: Side }, dim: number, k: number, seed = 0): Promise<Ceiling | null> {
+export async function imageCeiling(
+  dataset: Dataset,
+  images: { val: Side; test: Side },
+  dim: number,
+  k: number,
+  seed = 0,
+): Promise<Ceiling | null> {
   if (!dataset.images.every((im) => im.split === 'train' || im.state)) return null; // real photos: no oracle
   const vocab = new Map<string, number>();
   for (const im of dataset.images) for (const c of concepts(im)) if (!vocab.has(c)) vocab.set(c, vocab.size);

@@ -30,18 +30,36 @@ function captionPool(pool: string, experimentData: OpenedDataset): Pool {
   const test = pool === 'test';
   const ds = test ? experimentData.dataset : openDataset(pool).dataset;
   const images = test ? ds.images.filter((im) => im.split === 'test') : ds.images;
-  const captions: string[] = [], photos: string[] = [];
-  for (const im of images) for (const c of im.captions) { captions.push(c.text); photos.push(im.id); }
+  const captions: string[] = [],
+    photos: string[] = [];
+  for (const im of images)
+    for (const c of im.captions) {
+      captions.push(c.text);
+      photos.push(im.id);
+    }
   if (!captions.length) throw new InputError(`${test ? experimentData.path : pool}: the caption pool is empty`);
   return { name: test ? `${ds.name} test captions` : pool, captions, photos, fromDataset: test };
 }
 
 const vector = (file: string): Float64Array => Float64Array.from(readNpyTensor(file).data);
-const asMat = (e: Embeddings): Mat => takeRows(e, Int32Array.from({ length: e.rows }, (_, i) => i));
+const asMat = (e: Embeddings): Mat =>
+  takeRows(
+    e,
+    Int32Array.from({ length: e.rows }, (_, i) => i),
+  );
 
 // The pool through one arm's selected checkpoint (last layer, as the experiment scores), cached per pool in final/.
-async function poolEmbeddings(armDir: string, finalDir: string, runId: string, epoch: number, pool: Pool): Promise<Embeddings> {
-  const hash = createHash('sha256').update(JSON.stringify([runId, epoch, pool.captions])).digest('hex').slice(0, 16);
+async function poolEmbeddings(
+  armDir: string,
+  finalDir: string,
+  runId: string,
+  epoch: number,
+  pool: Pool,
+): Promise<Embeddings> {
+  const hash = createHash('sha256')
+    .update(JSON.stringify([runId, epoch, pool.captions]))
+    .digest('hex')
+    .slice(0, 16);
   const cache = join(finalDir, `pool-${hash}.npy`);
   if (existsSync(cache)) return readNpy(cache);
   const files = armLayout(armDir);
@@ -56,24 +74,38 @@ async function poolEmbeddings(armDir: string, finalDir: string, runId: string, e
     return [tk.cls, ...(ids.length ? ids : [tk.unk]), tk.sep];
   });
   const { layers, nLayers } = await embedCaptions(m, seqs, !jepa);
-  const n = seqs.length, d = r.encoder.d;
+  const n = seqs.length,
+    d = r.encoder.d;
   const emb: Embeddings = { rows: n, dim: d, data: layers.slice((nLayers - 1) * n * d) };
   writeNpy(cache, emb);
   return emb;
 }
 
 // perPhoto: each pool photo listed once, at its best caption (else its five paraphrases can fill the top k).
-export async function matchDroppedImages(expDir: string, images: { name: string; base64: string }[], poolSpec: string, topK: number, perPhoto = false): Promise<MatchResult> {
+export async function matchDroppedImages(
+  expDir: string,
+  images: { name: string; base64: string }[],
+  poolSpec: string,
+  topK: number,
+  perPhoto = false,
+): Promise<MatchResult> {
   const layout = experimentLayout(expDir);
   const config = readJson(join(expDir, 'config.json'), ExperimentConfig); // the run store's copy of the config
-  if (!existsSync(layout.result)) throw new InputError(`${expDir}: the experiment has no finished arms yet (image drop needs its final maps)`);
+  if (!existsSync(layout.result))
+    throw new InputError(`${expDir}: the experiment has no finished arms yet (image drop needs its final maps)`);
   const arms = readJson(layout.result, FinishedArms).arms;
   const enc = readJson(layout.image.encoder, EncoderRecord);
   const spec = enc.spec;
-  if (!spec) throw new InputError(`${expDir}: the image side was precomputed (${enc.model}), so there is no encoder to embed dropped images with`);
+  if (!spec)
+    throw new InputError(
+      `${expDir}: the image side was precomputed (${enc.model}), so there is no encoder to embed dropped images with`,
+    );
   const data = openExperimentData(config);
   const pool = captionPool(poolSpec, data);
-  const known = datasetPhotos(data, images.map((im) => Buffer.from(im.base64, 'base64')));
+  const known = datasetPhotos(
+    data,
+    images.map((im) => Buffer.from(im.base64, 'base64')),
+  );
 
   // Dropped bytes go to a temp folder under their own (sanitised) names, so errors name the user's file.
   const tmp = mkdtempSync(join(tmpdir(), 'prh-drop-'));
@@ -89,10 +121,15 @@ export async function matchDroppedImages(expDir: string, images: { name: string;
     const encoder = await openImageEncoder(model, { preset: spec.preset, overrides: spec });
     try {
       const res = await embedImages(encoder, refs, { onBadImage: 'skip' });
-      x = res.emb; ids = res.ids;
-      skipped = res.skipped.map((s) => ({ name: images[Number(s.id)].name, reason: s.reason.replace(s.file, images[Number(s.id)].name) }));
+      x = res.emb;
+      ids = res.ids;
+      skipped = res.skipped.map((s) => ({
+        name: images[Number(s.id)].name,
+        reason: s.reason.replace(s.file, images[Number(s.id)].name),
+      }));
     } catch (err) {
-      if (err instanceof InputError && /none of the/.test(err.message)) throw new InputError(`none of the dropped files is a readable image (${images.map((i) => i.name).join(', ')})`);
+      if (err instanceof InputError && /none of the/.test(err.message))
+        throw new InputError(`none of the dropped files is a readable image (${images.map((i) => i.name).join(', ')})`);
       throw err;
     } finally {
       await encoder.release();
@@ -113,19 +150,31 @@ export async function matchDroppedImages(expDir: string, images: { name: string;
     const mapped = await gemm(subRow(asMat(x), muImg), asMat(w)); // [nImg, dTxt]
     const sim = await cosineSimilarity(mapped, subRow(asMat(y), muTxt)); // [nImg, nPool]
     out.push({
-      arm: a.arm, seed: a.seed,
+      arm: a.arm,
+      seed: a.seed,
       images: ids.map((id, r) => {
         const row = sim.data.subarray(r * sim.cols, (r + 1) * sim.cols);
-        return { name: images[Number(id)].name, top: topMatches(row, pool, topK, perPhoto), own: ownCaptions(row, pool, known[Number(id)]) };
+        return {
+          name: images[Number(id)].name,
+          top: topMatches(row, pool, topK, perPhoto),
+          own: ownCaptions(row, pool, known[Number(id)]),
+        };
       }),
     });
   }
-  return { pool: { name: pool.name, size: pool.captions.length, photos: new Set(pool.photos.map(photoKey)).size }, arms: out, skipped };
+  return {
+    pool: { name: pool.name, size: pool.captions.length, photos: new Set(pool.photos.map(photoKey)).size },
+    arms: out,
+    skipped,
+  };
 }
 
 // Which dropped images are the dataset's own photos (same bytes), so the drop can say where their captions rank.
 // Files are hashed only when their size matches a dropped image: a Flickr30k folder is ~4 GB.
-function datasetPhotos({ dataset: ds, imagesDir }: OpenedDataset, dropped: Buffer[]): ({ id: string; split: Dataset['images'][number]['split'] } | null)[] {
+function datasetPhotos(
+  { dataset: ds, imagesDir }: OpenedDataset,
+  dropped: Buffer[],
+): ({ id: string; split: Dataset['images'][number]['split'] } | null)[] {
   const bySize = new Map<number, number[]>(); // bytes -> indices of dropped images
   dropped.forEach((b, i) => bySize.set(b.length, [...(bySize.get(b.length) ?? []), i]));
   const found: ({ id: string; split: Dataset['images'][number]['split'] } | null)[] = dropped.map(() => null);
@@ -148,7 +197,11 @@ const photoKey = (p: string | null, i: number) => p ?? `#${i}`;
 // 1-based rank of each of the photo's own pool captions in one row: 1 + #{j ≠ i: s_j ≥ s_i} (ties count against it,
 // as R@k does); null for a NaN cosine. ranks is null when the photo's captions are not in the pool (another split).
 // photoRank: 1 + the other photos with a caption at or above the photo's best one (each photo at its best caption).
-export function ownCaptions(row: ArrayLike<number>, pool: Pick<Pool, 'photos' | 'fromDataset'>, photo: { id: string; split: string } | null): OwnCaptions | null {
+export function ownCaptions(
+  row: ArrayLike<number>,
+  pool: Pick<Pool, 'photos' | 'fromDataset'>,
+  photo: { id: string; split: string } | null,
+): OwnCaptions | null {
   if (!photo) return null;
   const own = pool.fromDataset ? pool.photos.flatMap((p, i) => (p === photo.id ? [i] : [])) : [];
   if (!own.length) return { photo: photo.id, split: photo.split, ranks: null, photoRank: null };
@@ -161,16 +214,23 @@ export function ownCaptions(row: ArrayLike<number>, pool: Pick<Pool, 'photos' | 
   const best = Math.max(...own.map((i) => (Number.isFinite(row[i]) ? row[i] : -Infinity)));
   if (best === -Infinity) return { photo: photo.id, split: photo.split, ranks, photoRank: null };
   const above = new Set<string>();
-  for (let j = 0; j < row.length; j++) if (pool.photos[j] !== photo.id && row[j] >= best) above.add(photoKey(pool.photos[j], j));
+  for (let j = 0; j < row.length; j++)
+    if (pool.photos[j] !== photo.id && row[j] >= best) above.add(photoKey(pool.photos[j], j));
   return { photo: photo.id, split: photo.split, ranks, photoRank: above.size + 1 };
 }
 
 // The k highest cosines of one row, best first (NaN rows — a zero vector — rank nothing); perPhoto: a photo's best
 // caption only.
-export function topMatches(row: ArrayLike<number>, pool: Pick<Pool, 'captions' | 'photos'>, k: number, perPhoto = false): Match[] {
+export function topMatches(
+  row: ArrayLike<number>,
+  pool: Pick<Pool, 'captions' | 'photos'>,
+  k: number,
+  perPhoto = false,
+): Match[] {
   const order = Array.from({ length: row.length }, (_, i) => i).filter((i) => Number.isFinite(row[i]));
   order.sort((a, b) => row[b] - row[a] || a - b);
-  const kept: number[] = [], seen = new Set<string>();
+  const kept: number[] = [],
+    seen = new Set<string>();
   for (const i of order) {
     if (kept.length === k) break;
     const p = photoKey(pool.photos[i], i);

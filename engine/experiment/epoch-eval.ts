@@ -7,7 +7,16 @@ import type { Job } from '../runs';
 import { trainJob, type EpochEmbeddings } from '../train';
 import { pairSplits, readSide, type Side } from './pairs';
 
-export type EvalValues = { r1: number; r5: number; r10: number; t2iR1: number; mknn: number | null; chanceR1: number; chanceMknn: number; foldR1: number };
+export type EvalValues = {
+  r1: number;
+  r5: number;
+  r10: number;
+  t2iR1: number;
+  mknn: number | null;
+  chanceR1: number;
+  chanceMknn: number;
+  foldR1: number;
+};
 
 export function epochEvaluator(spec: TrainEvaluation) {
   let images: { val: Side; test: Side } | null = null;
@@ -18,8 +27,13 @@ export function epochEvaluator(spec: TrainEvaluation) {
     const p = pairSplits(images, { val: side(emb.val), test: side(emb.test) });
     const e = await evaluate({ image: p.image, text: p.text, fit: p.fit, test: p.test, k: spec.k });
     return {
-      r1: e.imageToText.r1, r5: e.imageToText.r5, r10: e.imageToText.r10, t2iR1: e.textToImage.r1,
-      mknn: e.mknn.degenerate ? null : e.mknn.score, chanceR1: e.chance.r1, chanceMknn: e.chance.mknn,
+      r1: e.imageToText.r1,
+      r5: e.imageToText.r5,
+      r10: e.imageToText.r10,
+      t2iR1: e.textToImage.r1,
+      mknn: e.mknn.degenerate ? null : e.mknn.score,
+      chanceR1: e.chance.r1,
+      chanceMknn: e.chance.mknn,
       foldR1: await foldR1(p.image, p.text, p.fit),
     };
   };

@@ -1,7 +1,17 @@
 // After training: score every arm's selected checkpoint on the test pairs with paired-bootstrap CIs (per seed: the
 // same resampled test items for every arm), the two controls, the pair-count sweep, rank histograms and the
 // across-seed spread; keep each arm's map for the image drop; write the report (figures + tables).
-import { armLr, type ArmDifference, type ArmResult, type ExperimentConfig, type ExperimentResult, type GridResult, type ImageViewArm, type SeedSpread, type SweepRow } from '../../shared/experiment';
+import {
+  armLr,
+  type ArmDifference,
+  type ArmResult,
+  type ExperimentConfig,
+  type ExperimentResult,
+  type GridResult,
+  type ImageViewArm,
+  type SeedSpread,
+  type SweepRow,
+} from '../../shared/experiment';
 import { compareArms, controls, fitAlignment, freeParameters, sweepPairs } from '../align';
 import { writeJsonAtomic } from '../atomic';
 import { writeNpy } from '../embeddings';
@@ -26,7 +36,10 @@ function selectedEpoch(store: RunStore, id: string, arm: string, seed: number): 
   const r = s.result as { selected?: { epoch: number } | null; epochs?: number } | null;
   const epoch = r?.selected?.epoch ?? r?.epochs;
   if (s.status === 'diverged') {
-    if (!epoch) throw new Error(`arm ${arm} (seed ${seed}) diverged before its first checkpoint, so there is nothing to score: ${s.error}; lower --lr or λ, or set --clip`);
+    if (!epoch)
+      throw new Error(
+        `arm ${arm} (seed ${seed}) diverged before its first checkpoint, so there is nothing to score: ${s.error}; lower --lr or λ, or set --clip`,
+      );
     return { epoch, diverged: s.error ?? 'diverged' };
   }
   if (!epoch) throw new Error(`arm ${arm} (seed ${seed}, run ${id}) has no scored checkpoint`);
@@ -43,7 +56,16 @@ function histogram(ranks: number[]): number[] {
   return counts;
 }
 
-export async function finalize(ctx: JobContext<ExperimentConfig>, c: ExperimentConfig, dataset: Dataset, img: ImageSide, store: RunStore, children: Record<string, string>, t0: number, imageArms: ImageArms | null = null): Promise<ExperimentResult> {
+export async function finalize(
+  ctx: JobContext<ExperimentConfig>,
+  c: ExperimentConfig,
+  dataset: Dataset,
+  img: ImageSide,
+  store: RunStore,
+  children: Record<string, string>,
+  t0: number,
+  imageArms: ImageArms | null = null,
+): Promise<ExperimentResult> {
   const layout = experimentLayout(ctx.runDir);
   const images = { val: readSide(img.val), test: readSide(img.test) };
   const arms: ArmResult[] = [];
@@ -53,7 +75,9 @@ export async function finalize(ctx: JobContext<ExperimentConfig>, c: ExperimentC
   const warnings = new Set<string>(); // the map's (same for every arm) once; an arm's own with its name
   let pairs: Paired | null = null;
   const grid: GridResult | null = imageArms && { imageArms: imageArms.records, cells: [], differences: [] };
-  const gridImages = new Map<ImageViewArm, { val: Side; test: Side }>([...(imageArms?.sides ?? [])].map(([arm, s]) => [arm, { val: readSide(s.val), test: readSide(s.test) }]));
+  const gridImages = new Map<ImageViewArm, { val: Side; test: Side }>(
+    [...(imageArms?.sides ?? [])].map(([arm, s]) => [arm, { val: readSide(s.val), test: readSide(s.test) }]),
+  );
 
   for (const seed of c.seeds) {
     const paired = new Map<string, { id: string; epoch: number; diverged?: string; p: Paired }>();
@@ -67,7 +91,11 @@ export async function finalize(ctx: JobContext<ExperimentConfig>, c: ExperimentC
     }
     if (grid) {
       ctx.progress(0, 1, `2x2 cells (seed ${seed})`);
-      const g = await scoreGrid(gridImages, texts, seed, { k: c.eval.k, bootstrap: c.eval.bootstrap, seed: c.eval.seed });
+      const g = await scoreGrid(gridImages, texts, seed, {
+        k: c.eval.k,
+        bootstrap: c.eval.bootstrap,
+        seed: c.eval.seed,
+      });
       grid.cells.push(...g.cells);
       grid.differences.push(...g.differences);
     }
@@ -75,9 +103,14 @@ export async function finalize(ctx: JobContext<ExperimentConfig>, c: ExperimentC
     pairs ??= first;
     const cmp = await compareArms({
       arms: c.arms.map((arm) => ({ name: arm, image: paired.get(arm)!.p.image, text: paired.get(arm)!.p.text })),
-      fit: first.fit, test: first.test, k: c.eval.k, resamples: c.eval.bootstrap, seed: c.eval.seed,
+      fit: first.fit,
+      test: first.test,
+      k: c.eval.k,
+      resamples: c.eval.bootstrap,
+      seed: c.eval.seed,
     });
-    for (const e of cmp.arms) for (const w of e.warnings) warnings.add(w.startsWith('the map') ? w : `${e.name} (seed ${seed}): ${w}`);
+    for (const e of cmp.arms)
+      for (const w of e.warnings) warnings.add(w.startsWith('the map') ? w : `${e.name} (seed ${seed}): ${w}`);
     const interval = (metric: keyof typeof cmp.bootstrap, arm: string) => {
       const i = cmp.bootstrap[metric]?.scores[arm];
       return i ? { estimate: i.estimate, lo: i.lo, hi: i.hi } : null;
@@ -85,16 +118,48 @@ export async function finalize(ctx: JobContext<ExperimentConfig>, c: ExperimentC
     for (const [n, arm] of c.arms.entries()) {
       const { id, epoch, diverged, p } = paired.get(arm)!;
       ctx.progress(n, c.arms.length, `controls and pair sweep (${arm}, seed ${seed})`);
-      const ctl = await controls({ image: p.image, text: p.text, fit: p.fit, test: p.test, k: c.eval.k, seed: c.eval.seed });
+      const ctl = await controls({
+        image: p.image,
+        text: p.text,
+        fit: p.fit,
+        test: p.test,
+        k: c.eval.k,
+        seed: c.eval.seed,
+      });
       const nFit = p.fit.end - p.fit.start;
       const counts = [...new Set([...c.eval.sweepCounts.filter((x) => x < nFit), nFit])];
-      const sw = await sweepPairs({ image: p.image, text: p.text, fit: p.fit, test: p.test, counts, repeats: c.eval.sweepRepeats, seed: c.eval.seed });
-      for (const s of sw.summary) sweep.push({ arm, seed, n: s.n, testR1: s.test.imageToText.r1, fitR1: s.fit.imageToText.r1, sdTestR1: s.sdTestR1 });
+      const sw = await sweepPairs({
+        image: p.image,
+        text: p.text,
+        fit: p.fit,
+        test: p.test,
+        counts,
+        repeats: c.eval.sweepRepeats,
+        seed: c.eval.seed,
+      });
+      for (const s of sw.summary)
+        sweep.push({
+          arm,
+          seed,
+          n: s.n,
+          testR1: s.test.imageToText.r1,
+          fitR1: s.fit.imageToText.r1,
+          sdTestR1: s.sdTestR1,
+        });
       const full = sw.summary.find((s) => s.n === nFit)!;
       arms.push({
-        arm, seed, runId: id, epoch, select: c.train.select, lr: armLr(c, arm), ...(diverged ? { diverged } : {}),
-        r1: interval('imageToText.r1', arm)!, r5: interval('imageToText.r5', arm)!, r10: interval('imageToText.r10', arm)!,
-        t2iR1: interval('textToImage.r1', arm)!, mknn: interval('mknn', arm),
+        arm,
+        seed,
+        runId: id,
+        epoch,
+        select: c.train.select,
+        lr: armLr(c, arm),
+        ...(diverged ? { diverged } : {}),
+        r1: interval('imageToText.r1', arm)!,
+        r5: interval('imageToText.r5', arm)!,
+        r10: interval('imageToText.r10', arm)!,
+        t2iR1: interval('textToImage.r1', arm)!,
+        mknn: interval('mknn', arm),
         fitR1: full.fit.imageToText.r1,
         controls: { random: ctl.random.imageToText.r1, shuffled: ctl.shuffled.imageToText.r1 },
       });
@@ -110,7 +175,15 @@ export async function finalize(ctx: JobContext<ExperimentConfig>, c: ExperimentC
     }
     for (const metric of ['imageToText.r1', 'mknn'] as const)
       for (const d of cmp.bootstrap[metric]?.differences ?? [])
-        differences.push({ a: d.a, b: d.b, seed, metric: metric === 'mknn' ? 'mknn' : 'r1', estimate: d.estimate, lo: d.lo, hi: d.hi });
+        differences.push({
+          a: d.a,
+          b: d.b,
+          seed,
+          metric: metric === 'mknn' ? 'mknn' : 'r1',
+          estimate: d.estimate,
+          lo: d.lo,
+          hi: d.hi,
+        });
   }
 
   const spread: SeedSpread[] = c.arms.map((arm) => {
@@ -126,9 +199,19 @@ export async function finalize(ctx: JobContext<ExperimentConfig>, c: ExperimentC
       if (cl) (grid.ceilings ??= []).push({ image, r1: cl.r1, mknn: cl.mknn });
     }
   const result: ExperimentResult = {
-    arms, differences, spread, sweep, rankHistograms,
+    arms,
+    differences,
+    spread,
+    sweep,
+    rankHistograms,
     chance: { r1: 1 / nTest, mknn: c.eval.k / (nTest - 1) },
-    image: { model: img.encoder.model, sha256: img.encoder.sha256, dim: img.encoder.dim, preset: img.encoder.preset, ...(img.encoder.spec ? { tensor: img.encoder.spec.embedding.tensor, pool: img.encoder.spec.embedding.pool } : {}) },
+    image: {
+      model: img.encoder.model,
+      sha256: img.encoder.sha256,
+      dim: img.encoder.dim,
+      preset: img.encoder.preset,
+      ...(img.encoder.spec ? { tensor: img.encoder.spec.embedding.tensor, pool: img.encoder.spec.embedding.pool } : {}),
+    },
     pairs: { fit: pairs!.fit.end, test: nTest, freeParameters: freeParameters(img.encoder.dim, pairs!.text.dim) },
     ceiling: await imageCeiling(dataset, images, pairs!.text.dim, c.eval.k, c.eval.seed),
     seconds: (Date.now() - t0) / 1000,

@@ -7,12 +7,26 @@
 import { existsSync, readFileSync } from 'node:fs';
 import * as tf from '@tensorflow/tfjs';
 import { z } from 'zod';
-import { ImageEncoderChoice, type ExperimentConfig, type ImageArmRecord, type ImageViewArm, type ImageViews } from '../../shared/experiment';
+import {
+  ImageEncoderChoice,
+  type ExperimentConfig,
+  type ImageArmRecord,
+  type ImageViewArm,
+  type ImageViews,
+} from '../../shared/experiment';
 import { writeFileAtomic, writeJsonAtomic } from '../atomic';
 import { fitVitPooler, sha256, type PoolerRecipe } from '../image';
 import { readJson } from '../json-file';
 import { exportVitOnnx, type ViTShape } from '../models';
-import { ImageJepaRecipe, firstRenders, initBackend, renderPool, trainImageJepa, type ImageStep, type RenderPool } from '../train';
+import {
+  ImageJepaRecipe,
+  firstRenders,
+  initBackend,
+  renderPool,
+  trainImageJepa,
+  type ImageStep,
+  type RenderPool,
+} from '../train';
 import { embedImageSide, type ImageSide, type Photos } from './images';
 import type { ExperimentLayout } from './layout';
 import { PATCH, type RenderableWorld } from './world-scenes';
@@ -27,7 +41,15 @@ const ARM_JEPA = {
   posStd: 1,
   projector: { norm: [true, false], act: 'gelu' },
   views: { scale: [0.8, 1], ratio: [0.9, 1.1], flip: 0, brightness: 0.2, contrast: 0.2, noise: 0.04 },
-  V: 4, batch: 32, lr: 2e-3, warmupSteps: 30, minLr: 0.05, weightDecay: 0.05, lamb: 0.08, slices: 256, clip: 1,
+  V: 4,
+  batch: 32,
+  lr: 2e-3,
+  warmupSteps: 30,
+  minLr: 0.05,
+  weightDecay: 0.05,
+  lamb: 0.08,
+  slices: 256,
+  clip: 1,
 } as const;
 
 /** The image JEPA of both arms: ARM_JEPA at the config's size, steps and seed. */
@@ -59,8 +81,16 @@ function armPooler(patchGrid: number, hidden: number, n: number): PoolerRecipe {
 }
 
 const ImageArmRecordSchema = z.object({
-  arm: z.enum(['good', 'bad']), renders: z.number(), steps: z.number(), batch: z.number(), views: z.number(), seconds: z.number(),
-  loss: z.object({ first: z.number(), last: z.number() }), sha256: z.string(), dim: z.number(), backend: z.string(),
+  arm: z.enum(['good', 'bad']),
+  renders: z.number(),
+  steps: z.number(),
+  batch: z.number(),
+  views: z.number(),
+  seconds: z.number(),
+  loss: z.object({ first: z.number(), last: z.number() }),
+  sha256: z.string(),
+  dim: z.number(),
+  backend: z.string(),
 });
 
 export type ImageArms = { sides: Map<ImageViewArm, ImageSide>; records: ImageArmRecord[] };
@@ -74,8 +104,11 @@ type Hooks = {
 
 /** Trains (or finds, on resume) each image arm, then embeds the fit and test photos with it. */
 export async function imageArms(
-  c: ExperimentConfig & { imageViews: ImageViews }, world: RenderableWorld,
-  photos: Photos, layout: ExperimentLayout, hooks: Hooks,
+  c: ExperimentConfig & { imageViews: ImageViews },
+  world: RenderableWorld,
+  photos: Photos,
+  layout: ExperimentLayout,
+  hooks: Hooks,
 ): Promise<ImageArms> {
   const v = c.imageViews;
   const recipe = imageArmRecipe(v, world.imageSize);
@@ -89,11 +122,16 @@ export async function imageArms(
       if (!pool) {
         const t0 = performance.now();
         pool = renderPool(world.seed, world.imageSize, world.train, v.renders);
-        hooks.log(`image arms: ${v.renders} renders of each of ${pool.n} training scenes in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+        hooks.log(
+          `image arms: ${v.renders} renders of each of ${pool.n} training scenes in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+        );
       }
-      hooks.log(`image arm ${arm}: ${recipe.steps} steps of ${recipe.batch} scenes x ${recipe.V} ${arm === 'good' ? 'renders' : 'crops'} on ${backend.name}`);
+      hooks.log(
+        `image arm ${arm}: ${recipe.steps} steps of ${recipe.batch} scenes x ${recipe.V} ${arm === 'good' ? 'renders' : 'crops'} on ${backend.name}`,
+      );
       const t0 = performance.now();
-      let first: ImageStep | null = null, last: ImageStep | null = null;
+      let first: ImageStep | null = null,
+        last: ImageStep | null = null;
       const renders0 = firstRenders(pool); // each scene's dataset render: the bad arm's crops and every arm's pooler fit
       const params = await trainImageJepa(recipe, arm === 'good' ? { pool, noise: recipe.views.noise } : renders0, {
         onStep: (s) => {
@@ -108,23 +146,47 @@ export async function imageArms(
       const pooler = armPooler(world.imageSize / PATCH, shape.hidden, pool.n);
       const bytes = await exportVitOnnx(shape, params, (await fitVitPooler(shape, params, renders0, pooler)).head);
       tf.dispose([...params.values()]);
-      const f = first as ImageStep | null, l = last as ImageStep | null;
+      const f = first as ImageStep | null,
+        l = last as ImageStep | null;
       if (!f || !l) throw new Error(`image arm ${arm}: no training steps ran`);
       writeFileAtomic(out.onnx, bytes);
       const record: ImageArmRecord = {
-        arm, renders: arm === 'good' ? v.renders : 1, steps: recipe.steps, batch: recipe.batch, views: recipe.V,
-        seconds: (performance.now() - t0) / 1000, loss: { first: f.loss, last: l.loss }, sha256: sha256(bytes), dim: pooler.dims,
+        arm,
+        renders: arm === 'good' ? v.renders : 1,
+        steps: recipe.steps,
+        batch: recipe.batch,
+        views: recipe.V,
+        seconds: (performance.now() - t0) / 1000,
+        loss: { first: f.loss, last: l.loss },
+        sha256: sha256(bytes),
+        dim: pooler.dims,
         backend: backend.name,
       };
       writeJsonAtomic(out.training, record);
-      hooks.log(`image arm ${arm}: loss ${f.loss.toFixed(3)} -> ${l.loss.toFixed(3)} in ${record.seconds.toFixed(0)} s`);
+      hooks.log(
+        `image arm ${arm}: loss ${f.loss.toFixed(3)} -> ${l.loss.toFixed(3)} in ${record.seconds.toFixed(0)} s`,
+      );
     }
     const record = readJson(out.training, ImageArmRecordSchema, 'an image arm record');
-    if (record.sha256 !== sha256(readFileSync(out.onnx))) throw new Error(`${out.onnx}: does not match its record ${out.training} (sha256)`);
+    if (record.sha256 !== sha256(readFileSync(out.onnx)))
+      throw new Error(`${out.onnx}: does not match its record ${out.training} (sha256)`);
     records.push(record);
     // The training pixels are the PNGs as they are: no resize before the crop.
-    const choice = ImageEncoderChoice.parse({ model: out.onnx, preset: 'dinov2', size: world.imageSize, resize: world.imageSize, device: 'cpu' });
-    sides.set(arm, await embedImageSide(photos, choice, out.side, null, { signal: hooks.signal, log: hooks.log, onProgress: (d, t) => hooks.progress(d, t, `embedding photos (image arm ${arm})`) }));
+    const choice = ImageEncoderChoice.parse({
+      model: out.onnx,
+      preset: 'dinov2',
+      size: world.imageSize,
+      resize: world.imageSize,
+      device: 'cpu',
+    });
+    sides.set(
+      arm,
+      await embedImageSide(photos, choice, out.side, null, {
+        signal: hooks.signal,
+        log: hooks.log,
+        onProgress: (d, t) => hooks.progress(d, t, `embedding photos (image arm ${arm})`),
+      }),
+    );
   }
   return { sides, records };
 }

@@ -8,7 +8,14 @@ import type { ImageEncoderChoice } from '../../shared/experiment';
 import { writeJsonAtomic } from '../atomic';
 import { idsPath, readEmbeddings, writeEmbeddings, type Embeddings } from '../embeddings';
 import { InputError } from '../errors';
-import { embedCached, openImageEncoder, readWorldEncoderManifest, sha256, specOverrides, type ImageRef } from '../image';
+import {
+  embedCached,
+  openImageEncoder,
+  readWorldEncoderManifest,
+  sha256,
+  specOverrides,
+  type ImageRef,
+} from '../image';
 import { readJson } from '../json-file';
 import { EncoderRecord, type ExperimentLayout } from './layout';
 import { assertRows } from './protocol';
@@ -22,46 +29,92 @@ function gatherRows(file: string, emb: Embeddings, ids: string[], want: DatasetI
   assertRows(file, ids, want);
   const row = new Map(ids.map((id, i) => [id, i]));
   const data = new Float32Array(want.length * emb.dim);
-  want.forEach((im, r) => data.set(emb.data.subarray(row.get(im.id)! * emb.dim, (row.get(im.id)! + 1) * emb.dim), r * emb.dim));
+  want.forEach((im, r) =>
+    data.set(emb.data.subarray(row.get(im.id)! * emb.dim, (row.get(im.id)! + 1) * emb.dim), r * emb.dim),
+  );
   return { rows: want.length, dim: emb.dim, data };
 }
 
 function precomputed(file: string, photos: Photos, out: ExperimentLayout['image']): ImageSide {
   const path = resolve(file);
   const { emb, ids } = readEmbeddings(path);
-  if (!ids) throw new InputError(`${path}: precomputed image embeddings need an ids sidecar ${idsPath(path)} (photo ids, one per row)`);
-  writeEmbeddings(out.val, gatherRows(path, emb, ids, photos.fit), photos.fit.map((im) => im.id));
-  writeEmbeddings(out.test, gatherRows(path, emb, ids, photos.test), photos.test.map((im) => im.id));
-  const encoder: EncoderRecord = { model: path, sha256: sha256(readFileSync(path)), preset: 'precomputed', spec: null, dim: emb.dim, skipped: 0 };
+  if (!ids)
+    throw new InputError(
+      `${path}: precomputed image embeddings need an ids sidecar ${idsPath(path)} (photo ids, one per row)`,
+    );
+  writeEmbeddings(
+    out.val,
+    gatherRows(path, emb, ids, photos.fit),
+    photos.fit.map((im) => im.id),
+  );
+  writeEmbeddings(
+    out.test,
+    gatherRows(path, emb, ids, photos.test),
+    photos.test.map((im) => im.id),
+  );
+  const encoder: EncoderRecord = {
+    model: path,
+    sha256: sha256(readFileSync(path)),
+    preset: 'precomputed',
+    spec: null,
+    dim: emb.dim,
+    skipped: 0,
+  };
   writeJsonAtomic(out.encoder, encoder);
   return { val: out.val, test: out.test, encoder };
 }
 
 export async function embedImageSide(
-  photos: Photos, choice: ImageEncoderChoice, out: ExperimentLayout['image'], cacheDir: string | null,
-  opts: { signal?: AbortSignal; onProgress?: (done: number, total: number) => void; log?: (message: string) => void } = {},
+  photos: Photos,
+  choice: ImageEncoderChoice,
+  out: ExperimentLayout['image'],
+  cacheDir: string | null,
+  opts: {
+    signal?: AbortSignal;
+    onProgress?: (done: number, total: number) => void;
+    log?: (message: string) => void;
+  } = {},
 ): Promise<ImageSide> {
   const paths = { val: out.val, test: out.test };
   if (existsSync(out.encoder) && existsSync(paths.val) && existsSync(paths.test)) {
     return { ...paths, encoder: readJson(out.encoder, EncoderRecord) }; // resumed: already embedded
   }
   if (choice.embeddings) return precomputed(choice.embeddings, photos, out);
-  const refs = (ims: DatasetImage[]): ImageRef[] => ims.map((im) => ({ id: im.id, file: join(photos.imagesDir, im.file!) }));
+  const refs = (ims: DatasetImage[]): ImageRef[] =>
+    ims.map((im) => ({ id: im.id, file: join(photos.imagesDir, im.file!) }));
   const val = refs(photos.fit);
   const test = refs(photos.test);
   const model = imageModelPath(choice.model);
   // The shipped world encoder sees what it trained on, the whole render at its side (not DINOv2's resize to 8/7 of
   // the side and centre crop, which zooms in and cuts the border cells); flags given still win.
-  const side = choice.model === 'world' ? readWorldEncoderManifest(resourcePath(WORLD_ENCODER_MANIFEST)).recipe.world.imageSize : null;
+  const side =
+    choice.model === 'world'
+      ? readWorldEncoderManifest(resourcePath(WORLD_ENCODER_MANIFEST)).recipe.world.imageSize
+      : null;
   const overrides = { ...(side ? { size: side, resize: side } : {}), ...specOverrides(choice) };
   const enc = await openImageEncoder(model, { preset: choice.preset, overrides, device: choice.device, log: opts.log });
   try {
     const total = val.length + test.length;
-    const v = await embedCached(enc, val, cacheDir, { signal: opts.signal, onProgress: (d) => opts.onProgress?.(d, total) });
-    const t = await embedCached(enc, test, cacheDir, { signal: opts.signal, onProgress: (d) => opts.onProgress?.(val.length + d, total) });
+    const v = await embedCached(enc, val, cacheDir, {
+      signal: opts.signal,
+      onProgress: (d) => opts.onProgress?.(d, total),
+    });
+    const t = await embedCached(enc, test, cacheDir, {
+      signal: opts.signal,
+      onProgress: (d) => opts.onProgress?.(val.length + d, total),
+    });
     writeEmbeddings(paths.val, v.emb, v.ids);
     writeEmbeddings(paths.test, t.emb, t.ids);
-    const encoder: EncoderRecord = { model, sha256: enc.modelSha256, preset: enc.spec.preset, spec: enc.spec, dim: v.emb.dim, skipped: v.skipped.length + t.skipped.length, device: enc.device, adapter: enc.adapter };
+    const encoder: EncoderRecord = {
+      model,
+      sha256: enc.modelSha256,
+      preset: enc.spec.preset,
+      spec: enc.spec,
+      dim: v.emb.dim,
+      skipped: v.skipped.length + t.skipped.length,
+      device: enc.device,
+      adapter: enc.adapter,
+    };
     writeJsonAtomic(out.encoder, encoder);
     return { ...paths, encoder };
   } finally {

@@ -28,14 +28,29 @@ export const experimentJob: Job<ExperimentConfig> = async (ctx) => {
   const { opened, fit, test } = protocolPhotos(c);
   const dataset = opened.dataset;
   const layout = experimentLayout(ctx.runDir);
-  ctx.log(`data: ${opened.file} (${opened.format}; ${describeSplit(dataset)}); images ${opened.imagesDir}; fit pairs ${fit.length}, test pairs ${test.length}`);
+  ctx.log(
+    `data: ${opened.file} (${opened.format}; ${describeSplit(dataset)}); images ${opened.imagesDir}; fit pairs ${fit.length}, test pairs ${test.length}`,
+  );
 
   const photos = { fit, test, imagesDir: opened.imagesDir };
-  const grid = c.imageViews ? await trainImageArms(ctx, { ...c, imageViews: c.imageViews }, renderableWorld(dataset, opened.file, opened.format), photos) : null;
+  const grid = c.imageViews
+    ? await trainImageArms(
+        ctx,
+        { ...c, imageViews: c.imageViews },
+        renderableWorld(dataset, opened.file, opened.format),
+        photos,
+      )
+    : null;
   const side = grid ? grid.sides.get(c.imageViews!.arms[0])! : await frozenImageSide(ctx, photos);
-  const how = side.encoder.spec ? `, tensor ${side.encoder.spec.embedding.tensor}, pool ${side.encoder.spec.embedding.pool}` : '';
-  const where = side.encoder.spec ? ` on ${side.encoder.device ?? 'cpu'}${side.encoder.adapter ? ` (${describeAdapter(side.encoder.adapter)})` : ''}` : '';
-  ctx.log(`image side: ${side.encoder.model} (${side.encoder.preset}${how}, ${side.encoder.dim}-d, sha256 ${side.encoder.sha256.slice(0, 12)})${where}`);
+  const how = side.encoder.spec
+    ? `, tensor ${side.encoder.spec.embedding.tensor}, pool ${side.encoder.spec.embedding.pool}`
+    : '';
+  const where = side.encoder.spec
+    ? ` on ${side.encoder.device ?? 'cpu'}${side.encoder.adapter ? ` (${describeAdapter(side.encoder.adapter)})` : ''}`
+    : '';
+  ctx.log(
+    `image side: ${side.encoder.model} (${side.encoder.preset}${how}, ${side.encoder.dim}-d, sha256 ${side.encoder.sha256.slice(0, 12)})${where}`,
+  );
 
   // Arms a live Slurm job of an earlier attempt still computes are left to it (the executor asks the cluster).
   const store = new RunStore(layout.arms, ctx.executor.ownerAlive?.bind(ctx.executor));
@@ -45,7 +60,9 @@ export const experimentJob: Job<ExperimentConfig> = async (ctx) => {
     for (const arm of c.arms) {
       const key = childKey(arm, seed);
       if (children[key]) continue;
-      const config = TrainConfig.parse(armConfig(c, arm, seed, { images: { val: side.val, test: side.test }, k: c.eval.k }));
+      const config = TrainConfig.parse(
+        armConfig(c, arm, seed, { images: { val: side.val, test: side.test }, k: c.eval.k }),
+      );
       children[key] = store.create(config).id;
     }
   ctx.checkpoint.save({ children });
@@ -53,15 +70,31 @@ export const experimentJob: Job<ExperimentConfig> = async (ctx) => {
   // Locally, at least one seed's arms at once: arms differ in cost (an NTP arm is a quarter of a view arm) and one
   // queued behind the others adds its own time, where beside them it shares theirs (the demo, 11 epochs, 2 cores:
   // 578 s with its 3 arms at once against 666 s two at a time).
-  await trainArms(ctx, store, children, c.parallel ?? ctx.executor.concurrency ?? Math.max(cpus().length, c.arms.length));
+  await trainArms(
+    ctx,
+    store,
+    children,
+    c.parallel ?? ctx.executor.concurrency ?? Math.max(cpus().length, c.arms.length),
+  );
   const states = Object.values(children).map((id) => store.get(id));
   const failed = states.filter((s) => s.status !== 'done' && s.status !== 'diverged');
   // An arm's error: its cause line(s), without a stack (that stays in the arm's logs.txt).
-  const cause = (e: string) => e.split('\n').filter((l) => l.trim() && !/^\s+at /.test(l) && !l.startsWith('(the worker')).slice(0, 3).join(' / ');
-  if (failed.length) throw new Error(`arm(s) did not finish: ${failed.map((s) => `${s.name}: ${s.status}${s.error ? ` (${cause(s.error)})` : ''}`).join('; ')}`);
+  const cause = (e: string) =>
+    e
+      .split('\n')
+      .filter((l) => l.trim() && !/^\s+at /.test(l) && !l.startsWith('(the worker'))
+      .slice(0, 3)
+      .join(' / ');
+  if (failed.length)
+    throw new Error(
+      `arm(s) did not finish: ${failed.map((s) => `${s.name}: ${s.status}${s.error ? ` (${cause(s.error)})` : ''}`).join('; ')}`,
+    );
   for (const s of states.filter((s) => s.status === 'diverged')) {
     const kept = (s.result as { selected?: { epoch: number } | null } | null)?.selected;
-    ctx.log(`${s.name} diverged (${s.error}); ${kept ? `scoring its last good checkpoint, epoch ${kept.epoch}` : 'it has no good checkpoint to score'}`, 'warn');
+    ctx.log(
+      `${s.name} diverged (${s.error}); ${kept ? `scoring its last good checkpoint, epoch ${kept.epoch}` : 'it has no good checkpoint to score'}`,
+      'warn',
+    );
   }
 
   ctx.progress(0, 1, 'comparing arms');
@@ -85,13 +118,24 @@ async function frozenImageSide(ctx: JobContext<ExperimentConfig>, photos: Photos
 
 // The 2x2's image side: each image arm trained in this process (before the text arms, which score their epochs
 // through the first image arm), its training curve streamed as scope 'image'.
-function trainImageArms(ctx: JobContext<ExperimentConfig>, c: ExperimentConfig & { imageViews: ImageViews }, world: RenderableWorld, photos: Photos): Promise<ImageArms> {
+function trainImageArms(
+  ctx: JobContext<ExperimentConfig>,
+  c: ExperimentConfig & { imageViews: ImageViews },
+  world: RenderableWorld,
+  photos: Photos,
+): Promise<ImageArms> {
   return imageArms(c, world, photos, experimentLayout(ctx.runDir), {
     signal: ctx.signal,
     log: (m) => ctx.log(m),
     progress: (done, total, message) => ctx.progress(done, total, message),
     metric: (arm, s) => {
-      if (s.step % 5 === 0 || s.step + 1 === c.imageViews.steps) ctx.metric('image', s.step, { loss: s.loss, inv: s.inv, sigreg: s.sigreg, lr: s.lr }, { arm: `image ${arm}`, seed: c.imageViews.seed });
+      if (s.step % 5 === 0 || s.step + 1 === c.imageViews.steps)
+        ctx.metric(
+          'image',
+          s.step,
+          { loss: s.loss, inv: s.inv, sigreg: s.sigreg, lr: s.lr },
+          { arm: `image ${arm}`, seed: c.imageViews.seed },
+        );
     },
     cancelled: () => new Cancelled('experiment cancelled'),
   });
@@ -99,15 +143,26 @@ function trainImageArms(ctx: JobContext<ExperimentConfig>, c: ExperimentConfig &
 
 function describeSplit(ds: Dataset): string {
   const n = splitCounts(ds);
-  const how = ds.params.split === 'seeded' ? `seeded split, seed ${String(ds.params.splitSeed)}` : ds.params.split === 'lists' ? 'official split lists' : 'its own split';
+  const how =
+    ds.params.split === 'seeded'
+      ? `seeded split, seed ${String(ds.params.splitSeed)}`
+      : ds.params.split === 'lists'
+        ? 'official split lists'
+        : 'its own split';
   return `${how}: train ${n.train} / val ${n.val} / test ${n.test} photos`;
 }
 
 // Runs the children that are not done yet and relays their events as the experiment's own, tagged by arm/seed.
-async function trainArms(ctx: JobContext<ExperimentConfig>, store: RunStore, children: Children, concurrency: number): Promise<void> {
+async function trainArms(
+  ctx: JobContext<ExperimentConfig>,
+  store: RunStore,
+  children: Children,
+  concurrency: number,
+): Promise<void> {
   const scheduler = new Scheduler(store, { concurrency, executor: ctx.executor });
   const tagOf = new Map<string, { arm: string; seed: number }>();
-  for (const seed of ctx.config.seeds) for (const arm of ctx.config.arms) tagOf.set(children[childKey(arm, seed)], { arm, seed });
+  for (const seed of ctx.config.seeds)
+    for (const arm of ctx.config.arms) tagOf.set(children[childKey(arm, seed)], { arm, seed });
   const progress = new Map<string, { done: number; total: number }>();
   // Arms finished in an earlier attempt count as complete; read their status once, not on every progress event.
   const finished = Object.values(children).filter((id) => ['done', 'diverged'].includes(store.get(id).status)).length;
@@ -121,7 +176,8 @@ async function trainArms(ctx: JobContext<ExperimentConfig>, store: RunStore, chi
       const perArm = Math.max(...known.map((p) => p.total));
       const done = known.reduce((a, p) => a + p.done, 0) + perArm * finished;
       ctx.progress(done, perArm * tagOf.size, 'training arms');
-    } else if (e.type === 'status') ctx.log(`[${tag.arm} s${tag.seed}] ${e.state.status}${e.state.error ? `: ${e.state.error.split('\n')[0]}` : ''}`);
+    } else if (e.type === 'status')
+      ctx.log(`[${tag.arm} s${tag.seed}] ${e.state.status}${e.state.error ? `: ${e.state.error.split('\n')[0]}` : ''}`);
   });
   const onAbort = () => void scheduler.shutdown();
   ctx.signal.addEventListener('abort', onAbort);

@@ -11,7 +11,13 @@ export function readSide(path: string): Side {
   if (!f.ids) throw new Error(`${path}: no ids sidecar (photo ids)`);
   return { emb: f.emb, ids: f.ids };
 }
-export type Paired = { image: Embeddings; text: Embeddings; ids: string[]; fit: { start: number; end: number }; test: { start: number; end: number } };
+export type Paired = {
+  image: Embeddings;
+  text: Embeddings;
+  ids: string[];
+  fit: { start: number; end: number };
+  test: { start: number; end: number };
+};
 
 function gather(side: Side, ids: string[], what: string): Float32Array {
   const row = new Map(side.ids.map((id, i) => [id, i]));
@@ -40,8 +46,19 @@ export function pairSplits(image: { val: Side; test: Side }, text: { val: Side; 
     return out;
   };
   return {
-    image: { rows: ids.length, dim: image.val.emb.dim, data: stack(gather(image.val, val, 'image embeddings (val)'), gather(image.test, test, 'image embeddings (test)')) },
-    text: { rows: ids.length, dim: text.val.emb.dim, data: stack(gather(text.val, val, 'text embeddings (val)'), gather(text.test, test, 'text embeddings (test)')) },
+    image: {
+      rows: ids.length,
+      dim: image.val.emb.dim,
+      data: stack(
+        gather(image.val, val, 'image embeddings (val)'),
+        gather(image.test, test, 'image embeddings (test)'),
+      ),
+    },
+    text: {
+      rows: ids.length,
+      dim: text.val.emb.dim,
+      data: stack(gather(text.val, val, 'text embeddings (val)'), gather(text.test, test, 'text embeddings (test)')),
+    },
     ids,
     fit: { start: 0, end: val.length },
     test: { start: val.length, end: ids.length },

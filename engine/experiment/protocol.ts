@@ -19,7 +19,10 @@ export function assertRows(file: string, ids: string[], want: DatasetImage[]): v
   const missing = want.filter((im) => !has.has(im.id));
   if (missing.length)
     throw new InputError(
-      `${file}: no row for ${missing.length} of the ${want.length} photos the experiment needs (ids sidecar ${idsPath(file)}), e.g. ${missing.slice(0, 5).map((im) => im.id).join(', ')}`,
+      `${file}: no row for ${missing.length} of the ${want.length} photos the experiment needs (ids sidecar ${idsPath(file)}), e.g. ${missing
+        .slice(0, 5)
+        .map((im) => im.id)
+        .join(', ')}`,
     );
 }
 
@@ -27,28 +30,44 @@ export function assertRows(file: string, ids: string[], want: DatasetImage[]): v
 export function checkPrecomputed(file: string, want: DatasetImage[]): void {
   const path = resolve(file);
   if (!existsSync(path)) throw new InputError(`--image-embeddings ${file}: no such file`);
-  if (!existsSync(idsPath(path))) throw new InputError(`${path}: precomputed image embeddings need an ids sidecar ${idsPath(path)} (photo ids, one per row)`);
+  if (!existsSync(idsPath(path)))
+    throw new InputError(
+      `${path}: precomputed image embeddings need an ids sidecar ${idsPath(path)} (photo ids, one per row)`,
+    );
   assertRows(path, readJson(idsPath(path), z.array(z.string()), 'a JSON array of photo ids'), want);
 }
 
 export type ProtocolPhotos = { opened: OpenedDataset; fit: DatasetImage[]; test: DatasetImage[] };
 
-export const openExperimentData = (c: Pick<ExperimentConfig, 'data' | 'images' | 'splitSeed' | 'eval'>): OpenedDataset =>
-  openDataset(c.data, { imagesDir: c.images, split: experimentSplit(c) });
+export const openExperimentData = (
+  c: Pick<ExperimentConfig, 'data' | 'images' | 'splitSeed' | 'eval'>,
+): OpenedDataset => openDataset(c.data, { imagesDir: c.images, split: experimentSplit(c) });
 
-function take(photos: DatasetImage[], n: number | undefined, split: Split, flag: string, seed: number, source: string): DatasetImage[] {
+function take(
+  photos: DatasetImage[],
+  n: number | undefined,
+  split: Split,
+  flag: string,
+  seed: number,
+  source: string,
+): DatasetImage[] {
   if (n === undefined || n === photos.length) return photos;
   if (n > photos.length) throw new InputError(`${flag} ${n}: ${source} has ${photos.length} ${split} photos`);
   return seededSubset(photos.length, n, seed, split === 'val' ? 0 : 1).map((i) => photos[i]); // dataset order kept
 }
 
 /** Opens the data, picks the fit and test photos and, unless the image side is precomputed, checks their files. */
-export function protocolPhotos(c: Pick<ExperimentConfig, 'data' | 'images' | 'splitSeed' | 'eval' | 'image' | 'imageViews'>): ProtocolPhotos {
+export function protocolPhotos(
+  c: Pick<ExperimentConfig, 'data' | 'images' | 'splitSeed' | 'eval' | 'image' | 'imageViews'>,
+): ProtocolPhotos {
   const opened = openExperimentData(c);
   // The 2x2 first: on real photos its cause is the data's kind, whatever the split sizes.
   if (c.imageViews) {
     const w = renderableWorld(opened.dataset, opened.file, opened.format);
-    if (w.train.length < c.imageViews.batch) throw new InputError(`${c.data}: ${w.train.length} training scenes is fewer than one image-arm batch of ${c.imageViews.batch}`);
+    if (w.train.length < c.imageViews.batch)
+      throw new InputError(
+        `${c.data}: ${w.train.length} training scenes is fewer than one image-arm batch of ${c.imageViews.batch}`,
+      );
   }
   const of = (s: Split) => opened.dataset.images.filter((im) => im.split === s);
   const fit = take(of('val'), c.eval.fitPairs, 'val', '--fit-pairs', c.splitSeed, c.data);

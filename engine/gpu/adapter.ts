@@ -9,7 +9,8 @@ export type WebGpu = { gpu: GPU; adapter: GPUAdapter; info: GpuAdapter };
 export type NoWebGpu = { reason: string };
 
 // Dawn dlopens the Vulkan loader on Linux; without it there is no adapter, and the hint says what to install.
-const LINUX_HINT = ' (Linux: the Vulkan loader libvulkan.so.1, Debian/Ubuntu package libvulkan1, and a GPU driver with Vulkan support)';
+const LINUX_HINT =
+  ' (Linux: the Vulkan loader libvulkan.so.1, Debian/Ubuntu package libvulkan1, and a GPU driver with Vulkan support)';
 
 let probe: Promise<WebGpu | NoWebGpu> | null = null;
 
@@ -20,7 +21,9 @@ export function requestWebGpu(): Promise<WebGpu | NoWebGpu> {
     try {
       mod = await import('webgpu');
     } catch (err) {
-      return { reason: `the npm package webgpu cannot be loaded (${(err as Error).message.split('\n')[0]}); reinstall with npm ci` };
+      return {
+        reason: `the npm package webgpu cannot be loaded (${(err as Error).message.split('\n')[0]}); reinstall with npm ci`,
+      };
     }
     // GPUBufferUsage, GPUMapMode, ...: WebGPU's constants, which tfjs-backend-webgpu reads as globals.
     Object.assign(globalThis, mod.globals);

@@ -55,7 +55,9 @@ function probeTask(X: Embeddings, labels: (string | null)[], split: Split[], tas
   const rowsOf = (s: Split) => labels.flatMap((l, i) => (l !== null && split[i] === s ? [i] : []));
   const [tr, va, te] = [rowsOf('train'), rowsOf('val'), rowsOf('test')];
   if (tr.length < 2 || !va.length || !te.length)
-    throw new InputError(`probe '${task}': needs labelled train, val and test images (have ${tr.length}/${va.length}/${te.length})`);
+    throw new InputError(
+      `probe '${task}': needs labelled train, val and test images (have ${tr.length}/${va.length}/${te.length})`,
+    );
   const classes = [...new Set(tr.map((r) => labels[r]!))].sort();
   const cls = new Map(classes.map((c, k) => [c, k]));
   const d = X.dim;
@@ -89,7 +91,8 @@ function probeTask(X: Embeddings, labels: (string | null)[], split: Split[], tas
       }
       return best;
     });
-  const accuracy = (pred: number[], rows: number[]) => pred.filter((p, i) => classes[p] === labels[rows[i]]).length / rows.length;
+  const accuracy = (pred: number[], rows: number[]) =>
+    pred.filter((p, i) => classes[p] === labels[rows[i]]).length / rows.length;
   let best = { lambda: LAMBDAS[0], W: new Float64Array(0), val: -1 };
   for (const lambda of LAMBDAS) {
     const A = new Matrix(d, d);
@@ -123,9 +126,17 @@ export function probeAttributes(X: Embeddings, ids: string[], images: DatasetIma
     if (!im) throw new InputError(`probe: embedding row '${id}' is not an image of the dataset`);
     return im;
   });
-  if (!rows.some((im) => im.state)) throw new InputError('probe: the dataset has no world states (only generated worlds can be probed)');
+  if (!rows.some((im) => im.state))
+    throw new InputError('probe: the dataset has no world states (only generated worlds can be probed)');
   const split = rows.map((im) => im.split);
-  return PROBE_TASKS.map((task) => probeTask(X, rows.map((im) => attributeLabel(im, task)), split, task));
+  return PROBE_TASKS.map((task) =>
+    probeTask(
+      X,
+      rows.map((im) => attributeLabel(im, task)),
+      split,
+      task,
+    ),
+  );
 }
 
 // The raw-pixel baseline: each whole image drawn at side x side (Skia's smoothing averages the pixels it drops),
@@ -139,7 +150,8 @@ export async function pixelFeatures(files: string[], side = 16): Promise<Embeddi
   for (const [i, f] of files.entries()) {
     ctx.drawImage(await decodeImage(f), 0, 0, side, side);
     const px = ctx.getImageData(0, 0, side, side).data;
-    for (let p = 0; p < side * side; p++) for (let c = 0; c < 3; c++) data[i * dim + c * side * side + p] = px[4 * p + c] / 255;
+    for (let p = 0; p < side * side; p++)
+      for (let c = 0; c < 3; c++) data[i * dim + c * side * side + p] = px[4 * p + c] / 255;
   }
   return { rows: files.length, dim, data };
 }

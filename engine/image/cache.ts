@@ -78,7 +78,9 @@ export async function embedCached(
   if (cacheFile && existsSync(cacheFile) && existsSync(recordPath(cacheFile))) {
     const hit = readImageEmbeddings(cacheFile);
     if (hit.skipped.length && opts.onBadImage !== 'skip')
-      throw new InputError(`${hit.skipped.length} image(s) cannot be read, e.g. ${hit.skipped[0].reason} (allow skipping to go on)`);
+      throw new InputError(
+        `${hit.skipped.length} image(s) cannot be read, e.g. ${hit.skipped[0].reason} (allow skipping to go on)`,
+      );
     opts.onProgress?.(images.length, images.length);
     return { ...hit, cached: true, cacheFile };
   }

@@ -27,10 +27,15 @@ function nonFinite(out: { dim: number; data: Float32Array }, ids: string[]): str
   return ids.filter((_, r) => !out.data.subarray(r * out.dim, (r + 1) * out.dim).every(Number.isFinite));
 }
 
-export async function embedImages(enc: ImageEncoder, images: ImageRef[], opts: EmbedOptions = {}): Promise<ImageEmbeddings> {
+export async function embedImages(
+  enc: ImageEncoder,
+  images: ImageRef[],
+  opts: EmbedOptions = {},
+): Promise<ImageEmbeddings> {
   // A model exported with a fixed batch runs only that many images per call; a short last batch is padded with zeros.
   const batchSize = enc.fixedBatch ?? opts.batchSize ?? 16;
-  if (!Number.isInteger(batchSize) || batchSize < 1) throw new InputError(`batch size must be a positive integer, got ${batchSize}`);
+  if (!Number.isInteger(batchSize) || batchSize < 1)
+    throw new InputError(`batch size must be a positive integer, got ${batchSize}`);
   if (images.length === 0) throw new InputError('no images to embed');
   const { size } = enc.spec;
   const pre = new Preprocessor(enc.spec);
@@ -60,7 +65,8 @@ export async function embedImages(enc: ImageEncoder, images: ImageRef[], opts: E
   let next = prepare(0);
   for (let b = 0; b < batches; b++) {
     const cur = await next;
-    if (opts.signal?.aborted) throw new Cancelled(`embedding cancelled after ${ids.length + skipped.length} of ${images.length} images`);
+    if (opts.signal?.aborted)
+      throw new Cancelled(`embedding cancelled after ${ids.length + skipped.length} of ${images.length} images`);
     if (b + 1 < batches) {
       next = prepare(b + 1);
       next.catch(() => {}); // awaited on the next turn; this only keeps Node from calling it unhandled meanwhile
@@ -74,14 +80,17 @@ export async function embedImages(enc: ImageEncoder, images: ImageRef[], opts: E
       const out = { dim: full.dim, data: full.data.subarray(0, cur.ids.length * full.dim) };
       const bad = nonFinite(out, cur.ids);
       if (bad.length)
-        throw new InputError(`${enc.source}: the model's output is NaN or infinite for ${bad.length} of ${cur.ids.length} images in this batch (${bad.slice(0, 8).join(', ')}${bad.length > 8 ? ', ...' : ''}); no embeddings were written`);
+        throw new InputError(
+          `${enc.source}: the model's output is NaN or infinite for ${bad.length} of ${cur.ids.length} images in this batch (${bad.slice(0, 8).join(', ')}${bad.length > 8 ? ', ...' : ''}); no embeddings were written`,
+        );
       dim = out.dim;
       parts.push(out.data.slice());
       ids.push(...cur.ids);
     }
     opts.onProgress?.(ids.length + skipped.length, images.length);
   }
-  if (ids.length === 0) throw new InputError(`none of the ${images.length} images could be read, e.g. ${skipped[0].reason}`);
+  if (ids.length === 0)
+    throw new InputError(`none of the ${images.length} images could be read, e.g. ${skipped[0].reason}`);
   const data = new Float32Array(ids.length * dim);
   let o = 0;
   for (const p of parts) {

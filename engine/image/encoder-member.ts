@@ -11,6 +11,14 @@ setInterval(() => process.ppid !== parent && process.exit(1), 5_000).unref();
 await answerParent(async (input: unknown) => {
   const { recipe, checkpoints } = MemberInput.parse(input);
   const log = (t: string) => process.stderr.write(`${t}\n`);
-  const built = await buildWorldEncoder(recipe, { log, onWindow: (step, mean, window) => log(`step ${step}/${recipe.jepa.steps}: loss ${mean.toFixed(4)} (mean of the last ${window})`) }, checkpoints);
+  const built = await buildWorldEncoder(
+    recipe,
+    {
+      log,
+      onWindow: (step, mean, window) =>
+        log(`step ${step}/${recipe.jepa.steps}: loss ${mean.toFixed(4)} (mean of the last ${window})`),
+    },
+    checkpoints,
+  );
   return { bytes: Buffer.from(built.bytes).toString('base64'), manifest: built.manifest };
 });

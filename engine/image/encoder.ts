@@ -28,17 +28,23 @@ function pool(out: ort.Tensor, n: number, spec: ImageSpec, source: string): { di
   const dims = out.dims.map(Number);
   const data = out.data as Float32Array;
   const { pool: how, tensor, prefixTokens } = spec.embedding;
-  if (dims[0] !== n) throw new InputError(`${source}: output '${tensor}' has batch ${dims[0]} for ${n} images; its first axis must be the batch`);
+  if (dims[0] !== n)
+    throw new InputError(
+      `${source}: output '${tensor}' has batch ${dims[0]} for ${n} images; its first axis must be the batch`,
+    );
   if (how === 'none') return { dim: data.length / n, data };
   if (dims.length !== 3)
-    throw new InputError(`${source}: pool '${how}' expects '${tensor}' of rank 3 [N, tokens, D], actual [${dims.join(', ')}]`);
+    throw new InputError(
+      `${source}: pool '${how}' expects '${tensor}' of rank 3 [N, tokens, D], actual [${dims.join(', ')}]`,
+    );
   const [, T, D] = dims;
   const res = new Float32Array(n * D);
   if (how === 'cls') {
     for (let i = 0; i < n; i++) res.set(data.subarray(i * T * D, i * T * D + D), i * D);
     return { dim: D, data: res };
   }
-  if (T <= prefixTokens) throw new InputError(`${source}: '${tensor}' has ${T} tokens, none after the ${prefixTokens} prefix token(s)`);
+  if (T <= prefixTokens)
+    throw new InputError(`${source}: '${tensor}' has ${T} tokens, none after the ${prefixTokens} prefix token(s)`);
   for (let i = 0; i < n; i++) {
     const row = res.subarray(i * D, (i + 1) * D);
     for (let t = prefixTokens; t < T; t++) {
@@ -91,8 +97,14 @@ export async function openImageEncoder(modelPath: string, opts: EncoderOptions =
         res = await session.run({ [spec.input]: x }, [output]);
       } catch (err) {
         // onnxruntime's message in full (it spans lines); a model exported for one image at a time is the common cause.
-        const ortText = (err as Error).message.split('\n').map((l) => l.trim()).filter(Boolean).join(' ');
-        throw new InputError(`${modelPath}: inference failed for input [${n}, 3, ${size}, ${size}]: ${ortText}${n > 1 ? '; if the model takes one image per call, --batch 1 runs it' : ''}`);
+        const ortText = (err as Error).message
+          .split('\n')
+          .map((l) => l.trim())
+          .filter(Boolean)
+          .join(' ');
+        throw new InputError(
+          `${modelPath}: inference failed for input [${n}, 3, ${size}, ${size}]: ${ortText}${n > 1 ? '; if the model takes one image per call, --batch 1 runs it' : ''}`,
+        );
       }
       return pool(res[output], n, spec, modelPath);
     },

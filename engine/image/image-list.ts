@@ -11,7 +11,10 @@ import type { ImageRef } from './embed';
 function plainFolder(dir: string, split: Split | undefined, why: InputError): ImageRef[] {
   const files = readdirSync(dir).filter(isImageFile).sort();
   if (!files.length) throw why;
-  if (split) throw new InputError(`${dir}: is a plain folder of images, so it has no splits (drop --split to embed every image in it)`);
+  if (split)
+    throw new InputError(
+      `${dir}: is a plain folder of images, so it has no splits (drop --split to embed every image in it)`,
+    );
   return files.map((f) => ({ id: f, file: join(dir, f) }));
 }
 
@@ -20,7 +23,8 @@ export function listImages(path: string, split?: Split, imagesDir?: string): Ima
   try {
     opened = openDataset(path, { imagesDir });
   } catch (err) {
-    if (err instanceof InputError && existsSync(path) && statSync(path).isDirectory()) return plainFolder(path, split, err);
+    if (err instanceof InputError && existsSync(path) && statSync(path).isDirectory())
+      return plainFolder(path, split, err);
     throw err;
   }
   const chosen = opened.dataset.images.filter((im) => !split || im.split === split);
@@ -32,6 +36,8 @@ export function listImages(path: string, split?: Split, imagesDir?: string): Ima
         : `${path}: no images in split '${split}'`,
     );
   if (!existsSync(opened.imagesDir))
-    throw new InputError(`${path}: its image folder ${opened.imagesDir} does not exist (captions only here? give the images with --images DIR)`);
+    throw new InputError(
+      `${path}: its image folder ${opened.imagesDir} does not exist (captions only here? give the images with --images DIR)`,
+    );
   return withFiles.map((im) => ({ id: im.id, file: join(opened.imagesDir, im.file!) }));
 }

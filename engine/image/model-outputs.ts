@@ -8,8 +8,19 @@ import { InputError } from '../errors';
 import { decodeModel, describeModel, formatTensor, type OnnxModel } from '../models/onnx';
 import { detectPreset } from './spec';
 
-
-const HEAD_OPS = new Set(['MatMul', 'Gemm', 'QLinearMatMul', 'MatMulInteger', 'QGemm', 'Add', 'QLinearAdd', 'DequantizeLinear', 'QuantizeLinear', 'Softmax', 'Identity']);
+const HEAD_OPS = new Set([
+  'MatMul',
+  'Gemm',
+  'QLinearMatMul',
+  'MatMulInteger',
+  'QGemm',
+  'Add',
+  'QLinearAdd',
+  'DequantizeLinear',
+  'QuantizeLinear',
+  'Softmax',
+  'Identity',
+]);
 const SHAPE_OPS = new Set(['Reshape', 'Flatten', 'Squeeze']);
 const MAX_STEPS = 12;
 
@@ -24,7 +35,11 @@ function featureBefore(model: OnnxModel, output: string): ModelTensor | null {
     const op = n.opType ?? '';
     if (HEAD_OPS.has(op)) passedHead ||= /MatMul|Gemm/.test(op);
     else if (SHAPE_OPS.has(op)) {
-      if (passedHead) return { name: n.input![0], detail: `input of ${op} before the classifier (${producer.get(n.input![0])?.opType ?? 'graph input'})` };
+      if (passedHead)
+        return {
+          name: n.input![0],
+          detail: `input of ${op} before the classifier (${producer.get(n.input![0])?.opType ?? 'graph input'})`,
+        };
     } else return passedHead ? { name: t, detail: `produced by ${op}, read by the classifier` } : null;
     t = n.input![0];
   }
@@ -40,7 +55,9 @@ export function describeImageModel(path: string): ImageModelInfo {
   }
   const model = decodeModel(bytes, path);
   const info = describeModel(model);
-  const features = info.outputs.flatMap((o) => featureBefore(model, o.name) ?? []).filter((f, i, xs) => xs.findIndex((x) => x.name === f.name) === i);
+  const features = info.outputs
+    .flatMap((o) => featureBefore(model, o.name) ?? [])
+    .filter((f, i, xs) => xs.findIndex((x) => x.name === f.name) === i);
   return {
     path,
     preset: detectPreset(info),

@@ -26,7 +26,11 @@ export async function decodeImage(file: string): Promise<Image> {
   } catch (err) {
     throw new BadImageError(file, (err as NodeJS.ErrnoException).code ?? String(err));
   }
-  const problem = imageFileProblem(bytes.subarray(0, HEAD_BYTES), bytes.subarray(Math.max(0, bytes.length - TAIL_BYTES)), bytes.length);
+  const problem = imageFileProblem(
+    bytes.subarray(0, HEAD_BYTES),
+    bytes.subarray(Math.max(0, bytes.length - TAIL_BYTES)),
+    bytes.length,
+  );
   if (problem) throw new BadImageError(file, problem); // the decoder would take a truncated file silently, or a huge one
   try {
     const img = await loadImage(bytes);
@@ -42,13 +46,22 @@ const roundHalfEven = (v: number): number => (Math.abs(v % 1) === 0.5 ? 2 * Math
 
 // The source rectangle (in oriented image px) that "resize shorter side to `resize`, centre crop `size`" keeps,
 // with torchvision's rounding: longer side int(resize*long/short), crop offset round((side-size)/2).
-export function cropRect(width: number, height: number, spec: Pick<ImageSpec, 'size' | 'resize'>): { sx: number; sy: number; sw: number; sh: number } {
+export function cropRect(
+  width: number,
+  height: number,
+  spec: Pick<ImageSpec, 'size' | 'resize'>,
+): { sx: number; sy: number; sw: number; sh: number } {
   const short = Math.min(width, height);
   const rw = width <= height ? spec.resize : Math.floor((spec.resize * width) / short);
   const rh = height <= width ? spec.resize : Math.floor((spec.resize * height) / short);
   const kx = width / rw; // source px per resized px
   const ky = height / rh;
-  return { sx: roundHalfEven((rw - spec.size) / 2) * kx, sy: roundHalfEven((rh - spec.size) / 2) * ky, sw: spec.size * kx, sh: spec.size * ky };
+  return {
+    sx: roundHalfEven((rw - spec.size) / 2) * kx,
+    sy: roundHalfEven((rh - spec.size) / 2) * ky,
+    sw: spec.size * kx,
+    sh: spec.size * ky,
+  };
 }
 
 // Draws images into one reusable size x size canvas and writes [3, size, size] normalised floats.

@@ -38,7 +38,11 @@ const cpuOptions = (threads: number): ort.InferenceSession.SessionOptions => ({
   logSeverityLevel: 3, // errors only: onnxruntime's warnings are not the user's business
 });
 
-async function create(model: Uint8Array, options: ort.InferenceSession.SessionOptions, source: string): Promise<ort.InferenceSession> {
+async function create(
+  model: Uint8Array,
+  options: ort.InferenceSession.SessionOptions,
+  source: string,
+): Promise<ort.InferenceSession> {
   try {
     return await ort.InferenceSession.create(model, options);
   } catch (err) {
@@ -54,20 +58,28 @@ export async function openSession(model: Uint8Array, source: string, opts: Sessi
     const installed = existsSync(cudaProviderPath());
     if (installed) {
       try {
-        const session = await ort.InferenceSession.create(model, { ...cpuOptions(threads), executionProviders: ['cuda', 'cpu'] });
+        const session = await ort.InferenceSession.create(model, {
+          ...cpuOptions(threads),
+          executionProviders: ['cuda', 'cpu'],
+        });
         return { session, device: 'cuda', adapter: null };
       } catch (err) {
         log(`CUDA execution provider failed (${(err as Error).message.split('\n')[0]}); using the CPU`);
       }
     } else if (device === 'cuda') {
-      log('CUDA execution provider is not installed (npm install onnxruntime-node --onnxruntime-node-install=cuda12); using the CPU');
+      log(
+        'CUDA execution provider is not installed (npm install onnxruntime-node --onnxruntime-node-install=cuda12); using the CPU',
+      );
     }
   }
   if (device === 'webgpu' || device === 'auto') {
     const found = device === 'auto' ? await realGpu() : await requestWebGpu();
     if (found && 'gpu' in found) {
       try {
-        const session = await ort.InferenceSession.create(model, { ...cpuOptions(threads), executionProviders: ['webgpu', 'cpu'] });
+        const session = await ort.InferenceSession.create(model, {
+          ...cpuOptions(threads),
+          executionProviders: ['webgpu', 'cpu'],
+        });
         log(`WebGPU execution provider on ${describeAdapter(found.info)}`);
         return { session, device: 'webgpu', adapter: found.info };
       } catch (err) {

@@ -37,11 +37,22 @@ export type ImageSpec = z.infer<typeof ImageSpec>;
 export type SpecOverrides = Partial<Omit<ImageSpec, 'embedding'>> & { embedding?: Partial<ImageSpec['embedding']> };
 
 // The same, flat, as `prh embed` / `prh experiment` flags and the experiment config (shared/experiment.ts) give it.
-export type SpecFlags = Partial<Omit<ImageSpec, 'embedding' | 'preset'>> & { output?: string; pool?: Pool; prefixTokens?: number };
+export type SpecFlags = Partial<Omit<ImageSpec, 'embedding' | 'preset'>> & {
+  output?: string;
+  pool?: Pool;
+  prefixTokens?: number;
+};
 export function specOverrides(f: SpecFlags): SpecOverrides {
   const pick = <K extends keyof SpecFlags>(k: K) => (f[k] === undefined ? {} : { [k]: f[k] });
   return {
-    ...pick('input'), ...pick('size'), ...pick('resize'), ...pick('interpolation'), ...pick('mean'), ...pick('std'), ...pick('channels'), ...pick('range'),
+    ...pick('input'),
+    ...pick('size'),
+    ...pick('resize'),
+    ...pick('interpolation'),
+    ...pick('mean'),
+    ...pick('std'),
+    ...pick('channels'),
+    ...pick('range'),
     embedding: {
       ...(f.output === undefined ? {} : { tensor: f.output }),
       ...(f.pool === undefined ? {} : { pool: f.pool }),
@@ -50,7 +61,10 @@ export function specOverrides(f: SpecFlags): SpecOverrides {
   };
 }
 
-const IMAGENET = { mean: [0.485, 0.456, 0.406] as [number, number, number], std: [0.229, 0.224, 0.225] as [number, number, number] };
+const IMAGENET = {
+  mean: [0.485, 0.456, 0.406] as [number, number, number],
+  std: [0.229, 0.224, 0.225] as [number, number, number],
+};
 
 // The HF Dinov2 export: pixel_values -> last_hidden_state, pooler_output.
 export const isDinov2Layout = (info: ModelInfo): boolean =>
@@ -67,15 +81,28 @@ function declaredSize(t: TensorInfo | undefined): number | null {
   return typeof h === 'number' && h > 0 && h === w ? h : null;
 }
 
-function presetSpec(preset: Preset, info: ModelInfo): Partial<ImageSpec> & { embedding?: Partial<ImageSpec['embedding']> } {
+function presetSpec(
+  preset: Preset,
+  info: ModelInfo,
+): Partial<ImageSpec> & { embedding?: Partial<ImageSpec['embedding']> } {
   if (preset === 'custom') return {};
   if (preset === 'dinov2') {
     // HF preprocessing: shorter side 256 bicubic, centre crop 224; a model with a fixed other side keeps that ratio.
     const size = declaredSize(info.inputs.find((i) => i.name === 'pixel_values')) ?? 224;
     return {
-      preset, input: 'pixel_values', size, resize: Math.round((size * 256) / 224), interpolation: 'bicubic', ...IMAGENET,
-      channels: 'rgb', range: '0-1',
-      embedding: { tensor: info.outputs.some((o) => o.name === 'pooler_output') ? 'pooler_output' : 'last_hidden_state', pool: 'none', prefixTokens: 1 },
+      preset,
+      input: 'pixel_values',
+      size,
+      resize: Math.round((size * 256) / 224),
+      interpolation: 'bicubic',
+      ...IMAGENET,
+      channels: 'rgb',
+      range: '0-1',
+      embedding: {
+        tensor: info.outputs.some((o) => o.name === 'pooler_output') ? 'pooler_output' : 'last_hidden_state',
+        pool: 'none',
+        prefixTokens: 1,
+      },
     };
   }
   // imagenet-cnn: the first image input, the first float output; torchvision's 256 -> 224 (ratio 0.875) bilinear.
@@ -83,8 +110,14 @@ function presetSpec(preset: Preset, info: ModelInfo): Partial<ImageSpec> & { emb
   const size = declaredSize(input) ?? 224;
   const out = info.outputs.find(isFloat);
   return {
-    preset, input: input?.name, size, resize: Math.round(size / 0.875), interpolation: 'bilinear', ...IMAGENET,
-    channels: 'rgb', range: '0-1',
+    preset,
+    input: input?.name,
+    size,
+    resize: Math.round(size / 0.875),
+    interpolation: 'bilinear',
+    ...IMAGENET,
+    channels: 'rgb',
+    range: '0-1',
     ...(out ? { embedding: { tensor: out.name, pool: 'none' as const, prefixTokens: 0 } } : {}),
   };
 }
@@ -121,15 +154,24 @@ export function resolveSpec(info: ModelInfo, source: string, preset?: Preset, ov
 function checkInput(spec: ImageSpec, info: ModelInfo, source: string): void {
   const input = info.inputs.find((i) => i.name === spec.input);
   if (!input)
-    throw new InputError(`${source}: expected an input named '${spec.input}', the model's inputs are ${info.inputs.map(formatTensor).join(', ')}`);
+    throw new InputError(
+      `${source}: expected an input named '${spec.input}', the model's inputs are ${info.inputs.map(formatTensor).join(', ')}`,
+    );
   const expected = `[N, 3, ${spec.size}, ${spec.size}]`;
-  if (!isFloat(input)) throw new InputError(`${source}: input '${input.name}' expected float32 ${expected}, actual ${formatTensor(input)}`);
+  if (!isFloat(input))
+    throw new InputError(
+      `${source}: input '${input.name}' expected float32 ${expected}, actual ${formatTensor(input)}`,
+    );
   const dims = input.dims;
   if (!dims) return; // rank not declared: onnxruntime checks at run time
   const actual = `[${dims.join(', ')}]`;
-  if (dims.length !== 4) throw new InputError(`${source}: input '${input.name}' expected rank 4 ${expected} (NCHW), actual rank ${dims.length} ${actual}`);
+  if (dims.length !== 4)
+    throw new InputError(
+      `${source}: input '${input.name}' expected rank 4 ${expected} (NCHW), actual rank ${dims.length} ${actual}`,
+    );
   const fixed = (i: number, want: number): boolean => typeof dims[i] !== 'number' || dims[i] === want;
-  if (!fixed(1, 3)) throw new InputError(`${source}: input '${input.name}' expected 3 channels ${expected} (NCHW), actual ${actual}`);
+  if (!fixed(1, 3))
+    throw new InputError(`${source}: input '${input.name}' expected 3 channels ${expected} (NCHW), actual ${actual}`);
   if (!fixed(2, spec.size) || !fixed(3, spec.size))
     throw new InputError(`${source}: input '${input.name}' expected size ${expected}, actual ${actual}`);
 }

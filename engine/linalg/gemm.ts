@@ -11,14 +11,18 @@ const DOUBLE = onnx.TensorProto.DataType.DOUBLE;
 // C = op(A) op(B), or C = C0 - op(A) op(B) with a third input C0 (alpha -1, beta 1: fused, no JS pass).
 function gemmModel(transA: boolean, transB: boolean, sub: boolean): Uint8Array {
   const dims = (names: string[]) =>
-    onnx.TensorShapeProto.create({ dim: names.map((dimParam) => onnx.TensorShapeProto.Dimension.create({ dimParam })) });
+    onnx.TensorShapeProto.create({
+      dim: names.map((dimParam) => onnx.TensorShapeProto.Dimension.create({ dimParam })),
+    });
   const value = (name: string, d: string[]) =>
     onnx.ValueInfoProto.create({
       name,
       type: onnx.TypeProto.create({ tensorType: onnx.TypeProto.Tensor.create({ elemType: DOUBLE, shape: dims(d) }) }),
     });
-  const int = (name: string, i: number) => onnx.AttributeProto.create({ name, i, type: onnx.AttributeProto.AttributeType.INT });
-  const float = (name: string, f: number) => onnx.AttributeProto.create({ name, f, type: onnx.AttributeProto.AttributeType.FLOAT });
+  const int = (name: string, i: number) =>
+    onnx.AttributeProto.create({ name, i, type: onnx.AttributeProto.AttributeType.INT });
+  const float = (name: string, f: number) =>
+    onnx.AttributeProto.create({ name, f, type: onnx.AttributeProto.AttributeType.FLOAT });
   const node = onnx.NodeProto.create({
     opType: 'Gemm',
     input: sub ? ['A', 'B', 'C0'] : ['A', 'B'],
@@ -52,7 +56,10 @@ function session(transA: boolean, transB: boolean, sub = false): Promise<ort.Inf
   const key = `${+transA}${+transB}${+sub}`;
   let s = sessions.get(key);
   if (!s) {
-    s = ort.InferenceSession.create(gemmModel(transA, transB, sub), { intraOpNumThreads: threads, interOpNumThreads: 1 });
+    s = ort.InferenceSession.create(gemmModel(transA, transB, sub), {
+      intraOpNumThreads: threads,
+      interOpNumThreads: 1,
+    });
     sessions.set(key, s);
   }
   return s;
@@ -61,7 +68,8 @@ function session(transA: boolean, transB: boolean, sub = false): Promise<ort.Inf
 // C = op(A) op(B), op(X) = X^T when the flag is set. A: [m, k] (or [k, m]), B: [k, n] (or [n, k]) -> C: [m, n].
 export async function gemm(a: Mat, b: Mat, transA = false, transB = false): Promise<Mat> {
   const [m, n] = shape(a, b, transA, transB);
-  if (m === 0 || n === 0 || (transA ? a.rows : a.cols) === 0) return { rows: m, cols: n, data: new Float64Array(m * n) };
+  if (m === 0 || n === 0 || (transA ? a.rows : a.cols) === 0)
+    return { rows: m, cols: n, data: new Float64Array(m * n) };
   const s = await session(transA, transB);
   const out = await s.run({
     A: new ort.Tensor('float64', a.data, [a.rows, a.cols]),

@@ -12,13 +12,41 @@ const HEAP_START = 1 << 17;
 // Pointers are byte offsets into the instance's memory, as the C functions take them.
 export type Kernels = {
   // kernels.c reduce_panel: A [n, n], V, W [h, nr], tau [nr], d [n], e [n], scratch y, v [h], p [2 nr]
-  reducePanel: (...args: [A: number, n: number, j0: number, jb: number, nr: number, V: number, W: number, tau: number, d: number, e: number, y: number, v: number, p: number]) => void;
+  reducePanel: (
+    ...args: [
+      A: number,
+      n: number,
+      j0: number,
+      jb: number,
+      nr: number,
+      V: number,
+      W: number,
+      tau: number,
+      d: number,
+      e: number,
+      y: number,
+      v: number,
+      p: number,
+    ]
+  ) => void;
   // kernels.c qr_panel: P [h, b] column-major, tau [b]
   qrPanel: (P: number, h: number, b: number, tau: number) => void;
   // kernels.c tridiag_eigenvalues: d [n], e [n]
   tridiagEigenvalues: (d: number, e: number, n: number) => void;
   // kernels.c tridiag_eigenvectors: d [n], e [n - 1], lam [k], start [n], zt [k, n], work [6 n]
-  tridiagEigenvectors: (...args: [d: number, e: number, n: number, lam: number, k: number, start: number, ortol: number, zt: number, work: number]) => void;
+  tridiagEigenvectors: (
+    ...args: [
+      d: number,
+      e: number,
+      n: number,
+      lam: number,
+      k: number,
+      start: number,
+      ortol: number,
+      zt: number,
+      work: number,
+    ]
+  ) => void;
 };
 
 type Instance = { memory: WebAssembly.Memory; kernels: Kernels };

@@ -33,7 +33,8 @@ export function colMeans(a: Mat): Float64Array {
 // a - mu broadcast over rows (new matrix).
 export function subRow(a: Mat, mu: Float64Array): Mat {
   const out = zeros(a.rows, a.cols);
-  for (let i = 0; i < a.rows; i++) for (let j = 0; j < a.cols; j++) out.data[i * a.cols + j] = a.data[i * a.cols + j] - mu[j];
+  for (let i = 0; i < a.rows; i++)
+    for (let j = 0; j < a.cols; j++) out.data[i * a.cols + j] = a.data[i * a.cols + j] - mu[j];
   return out;
 }
 

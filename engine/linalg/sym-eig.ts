@@ -13,7 +13,10 @@ import { tridiagonalize } from './tridiagonal';
 
 // A: [n, n] symmetric. w: [n] all eigenvalues ascending; v: [n, k] unit eigenvectors of the k = keep(w) largest,
 // as columns, largest first (A v_j = w[n-1-j] v_j).
-export async function symEig(a: Mat, keep: (w: Float64Array) => number = (w) => w.length): Promise<{ w: Float64Array; v: Mat }> {
+export async function symEig(
+  a: Mat,
+  keep: (w: Float64Array) => number = (w) => w.length,
+): Promise<{ w: Float64Array; v: Mat }> {
   const n = a.rows;
   if (a.cols !== n) throw new Error(`symEig: matrix is ${a.rows}x${a.cols}, not square`);
   const { d, e, q } = await tridiagonalize(a);
@@ -63,7 +66,8 @@ export function tridiagonalEigenvectors(d: Float64Array, e: Float64Array, lam: A
   const n = d.length;
   const k = lam.length;
   let onenrm = 0; // ||T||_1
-  for (let i = 0; i < n; i++) onenrm = Math.max(onenrm, Math.abs(d[i]) + (i > 0 ? Math.abs(e[i - 1]) : 0) + (i < n - 1 ? Math.abs(e[i]) : 0));
+  for (let i = 0; i < n; i++)
+    onenrm = Math.max(onenrm, Math.abs(d[i]) + (i > 0 ? Math.abs(e[i - 1]) : 0) + (i < n - 1 ? Math.abs(e[i]) : 0));
   const ker = kernelsWith([n, Math.max(n - 1, 1), k, n, k * n, 6 * n]);
   try {
     const [dd, ee, ll, start, zt] = ker.arrays;

@@ -72,4 +72,3 @@ function subtractBlock(A: Float64Array, n: number, off: number, u: Float64Array,
     for (let c = 0; c < m2; c++) A[row + c] -= u[r * m2 + c];
   }
 }
-

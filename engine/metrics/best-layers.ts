@@ -6,7 +6,11 @@ import { type Mat, normalizeRows, takeRows } from '../linalg';
 
 export type LayerPairScore = { score: number; i: number | null; j: number | null; grid: (number | null)[][] };
 
-const all = (e: Embeddings): Mat => takeRows(e, Array.from({ length: e.rows }, (_, r) => r));
+const all = (e: Embeddings): Mat =>
+  takeRows(
+    e,
+    Array.from({ length: e.rows }, (_, r) => r),
+  );
 
 // metric(a, b) -> score or null (degenerate); grid[i][j] holds every pair's score.
 export async function bestLayerPair(

@@ -28,7 +28,9 @@ export function pairedBootstrap(
   const { resamples = 2000, seed = 0, level = 0.95 } = opts;
   const names = Object.keys(samples);
   const n = samples[names[0]]?.length ?? 0;
-  for (const k of names) if (samples[k].length !== n) throw new Error(`pairedBootstrap: '${k}' has ${samples[k].length} items, expected ${n}`);
+  for (const k of names)
+    if (samples[k].length !== n)
+      throw new Error(`pairedBootstrap: '${k}' has ${samples[k].length} items, expected ${n}`);
   if (n === 0) throw new Error('pairedBootstrap: no items');
   const idx = randomInts(rngFrom(seed), resamples * n, n); // [B, n]
   // means[name][b] = mean of samples[name] over resample b

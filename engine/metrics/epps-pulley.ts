@@ -9,7 +9,8 @@ export const SP_GRID: EppsPulleyGrid = { tMax: 3, points: 17 };
 
 // Trapezoid weights on [0, tMax], doubled for ±t symmetry, windowed by the Gaussian: w_j = φ_j·Δ·(1 at the ends, else 2).
 export function eppsPulleyWeights(g: EppsPulleyGrid): { t: Float64Array; phi: Float64Array; w: Float64Array } {
-  const J = g.points, dt = g.tMax / (J - 1);
+  const J = g.points,
+    dt = g.tMax / (J - 1);
   const t = Float64Array.from({ length: J }, (_, j) => j * dt);
   const phi = t.map((x) => Math.exp(-0.5 * x * x));
   const w = phi.map((p, j) => p * dt * (j === 0 || j === J - 1 ? 1 : 2));
@@ -18,7 +19,12 @@ export function eppsPulleyWeights(g: EppsPulleyGrid): { t: Float64Array; phi: Fl
 export const { phi: PHI, w: WEIGHTS } = eppsPulleyWeights(SP_GRID); // the report's grid, for its reference values
 
 // A: [K, M] of N(0, 1) draws with unit columns, normalised in the precision of `A` (training's is float32).
-export function drawDirections<A extends Float32Array | Float64Array>(rng: { normal(): number }, A: A, K: number, M: number): A {
+export function drawDirections<A extends Float32Array | Float64Array>(
+  rng: { normal(): number },
+  A: A,
+  K: number,
+  M: number,
+): A {
   for (let i = 0; i < K * M; i++) A[i] = rng.normal();
   for (let m = 0; m < M; m++) {
     let s = 0;
@@ -30,8 +36,11 @@ export function drawDirections<A extends Float32Array | Float64Array>(rng: { nor
 }
 
 // [dim, slices] directions from the report's seed.
-export const sliceDirections = (dim: number, slices: number, seed: number): Mat =>
-  ({ rows: dim, cols: slices, data: drawDirections(rngFrom(seed), new Float64Array(dim * slices), dim, slices) });
+export const sliceDirections = (dim: number, slices: number, seed: number): Mat => ({
+  rows: dim,
+  cols: slices,
+  data: drawDirections(rngFrom(seed), new Float64Array(dim * slices), dim, slices),
+});
 
 // value = mean_s T_s; perSlice: T_s; a, b: [M, J] coefficients of the gradient (engine/train/sigreg.ts).
 export type EppsPulleyMoments = { value: number; perSlice: Float64Array; a: Float64Array; b: Float64Array };
@@ -39,15 +48,26 @@ export type EppsPulleyMoments = { value: number; perSlice: Float64Array; a: Floa
 // z: [N, M] row-major projections -> T_s = scale·Σ_j w_j[(mean_n cos(t_j z_ns) − φ_j)² + (mean_n sin(t_j z_ns))²],
 // scale = N·worldSize. cos/sin(t_j z) for all knots come from one cos/sin per element by angle addition (t_j = jΔ):
 // ~16x fewer transcendental calls, no [J, N, M] intermediates. j = 0 is exactly 0 and skipped.
-export function eppsPulleyMoments(z: ArrayLike<number>, N: number, M: number, g: EppsPulleyGrid, worldSize: number): EppsPulleyMoments {
-  const J = g.points, dt = g.tMax / (J - 1);
+export function eppsPulleyMoments(
+  z: ArrayLike<number>,
+  N: number,
+  M: number,
+  g: EppsPulleyGrid,
+  worldSize: number,
+): EppsPulleyMoments {
+  const J = g.points,
+    dt = g.tMax / (J - 1);
   const { t, phi, w } = eppsPulleyWeights(g);
-  const C = new Float64Array(J * M), S = new Float64Array(J * M); // [M, J] sums over n
+  const C = new Float64Array(J * M),
+    S = new Float64Array(J * M); // [M, J] sums over n
   for (let n = 0; n < N; n++) {
     const row = n * M;
     for (let m = 0; m < M; m++) {
-      const th = dt * z[row + m], c1 = Math.cos(th), s1 = Math.sin(th);
-      let c = c1, s = s1;
+      const th = dt * z[row + m],
+        c1 = Math.cos(th),
+        s1 = Math.sin(th);
+      let c = c1,
+        s = s1;
       for (let j = 1; j < J; j++) {
         C[m * J + j] += c;
         S[m * J + j] += s;
@@ -59,10 +79,13 @@ export function eppsPulleyMoments(z: ArrayLike<number>, N: number, M: number, g:
   }
   const scale = N * worldSize;
   let total = 0;
-  const perSlice = new Float64Array(M), a = new Float64Array(J * M), b = new Float64Array(J * M);
+  const perSlice = new Float64Array(M),
+    a = new Float64Array(J * M),
+    b = new Float64Array(J * M);
   for (let j = 1; j < J; j++)
     for (let m = 0; m < M; m++) {
-      const cm = C[m * J + j] / N - phi[j], sm = S[m * J + j] / N;
+      const cm = C[m * J + j] / N - phi[j],
+        sm = S[m * J + j] / N;
       const e = w[j] * (cm * cm + sm * sm);
       total += e;
       perSlice[m] += e;
@@ -78,7 +101,8 @@ export type EppsPulley = { statistic: number; perSlice: Float64Array; n: number;
 
 // X: [N, K]; directions: [K, M] -> the statistic mean_s T_s and every T_s, in float64.
 export async function slicedEppsPulley(x: Mat, directions: Mat, worldSize = 1): Promise<EppsPulley> {
-  if (directions.rows !== x.cols) throw new Error(`slicedEppsPulley: directions have ${directions.rows} rows, X has ${x.cols} columns`);
+  if (directions.rows !== x.cols)
+    throw new Error(`slicedEppsPulley: directions have ${directions.rows} rows, X has ${x.cols} columns`);
   const z = await gemm(x, directions); // [N, M]
   const { value, perSlice } = eppsPulleyMoments(z.data, z.rows, z.cols, SP_GRID, worldSize);
   return { statistic: value, perSlice, n: z.rows, slices: z.cols };

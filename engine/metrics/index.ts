@@ -6,6 +6,15 @@ export { ckaFromKernels, linearCka, type Cka } from './cka';
 export { bestLayerPair, type LayerPairScore } from './best-layers';
 export { pairedBootstrap, percentile, type BootstrapResult, type Interval } from './bootstrap';
 export {
-  PHI, SP_GRID, WEIGHTS, drawDirections, eppsPulleyMoments, eppsPulleyWeights, sliceDirections, slicedEppsPulley,
-  type EppsPulley, type EppsPulleyGrid, type EppsPulleyMoments,
+  PHI,
+  SP_GRID,
+  WEIGHTS,
+  drawDirections,
+  eppsPulleyMoments,
+  eppsPulleyWeights,
+  sliceDirections,
+  slicedEppsPulley,
+  type EppsPulley,
+  type EppsPulleyGrid,
+  type EppsPulleyMoments,
 } from './epps-pulley';

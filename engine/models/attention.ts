@@ -7,11 +7,19 @@ import * as tf from '@tensorflow/tfjs';
 
 // Packed sequences (no padding): sequence b is token rows offsets[b] .. offsets[b] + lengths[b] − 1.
 // qkv: [N, 3d] (q | k | v, head h at columns h·dh..) -> context [N, d]
-export type AttentionShape = { N: number; d: number; heads: number; offsets: Int32Array; lengths: Int32Array; causal: boolean };
+export type AttentionShape = {
+  N: number;
+  d: number;
+  heads: number;
+  offsets: Int32Array;
+  lengths: Int32Array;
+  causal: boolean;
+};
 // Offsets of each (sequence, head) block of probabilities [n_b, n_b] in one flat array.
 const probOffsets = (s: AttentionShape): Int32Array => {
   const o = new Int32Array(s.lengths.length * s.heads + 1);
-  for (let b = 0; b < s.lengths.length; b++) for (let h = 0; h < s.heads; h++) o[b * s.heads + h + 1] = o[b * s.heads + h] + s.lengths[b] ** 2;
+  for (let b = 0; b < s.lengths.length; b++)
+    for (let h = 0; h < s.heads; h++) o[b * s.heads + h + 1] = o[b * s.heads + h] + s.lengths[b] ** 2;
   return o;
 };
 
@@ -21,11 +29,27 @@ const probOffsets = (s: AttentionShape): Int32Array => {
 // bit-identical to those loops (tests/models/kernels.test.ts checks them against tf's attention and the gradient).
 type Block = { q: Float64Array; k: Float64Array; v: Float64Array }; // each [n, dh]
 // into[i, c] = src[base + i·row + cols + c] for i < n, c < dh: one head's columns of n packed rows, contiguous.
-function gather(src: Float32Array, base: number, n: number, row: number, cols: number, dh: number, into: Float64Array): void {
+function gather(
+  src: Float32Array,
+  base: number,
+  n: number,
+  row: number,
+  cols: number,
+  dh: number,
+  into: Float64Array,
+): void {
   for (let i = 0; i < n; i++) for (let c = 0; c < dh; c++) into[i * dh + c] = src[base + i * row + cols + c];
 }
 // Head h's q, k and v of the n packed rows from `base` (rows of 3d: q, k, v side by side) into the block.
-function gatherHead(qkv: Float32Array, base: number, n: number, d: number, h: number, dh: number, { q, k, v }: Block): void {
+function gatherHead(
+  qkv: Float32Array,
+  base: number,
+  n: number,
+  d: number,
+  h: number,
+  dh: number,
+  { q, k, v }: Block,
+): void {
   gather(qkv, base, n, 3 * d, h * dh, dh, q);
   gather(qkv, base, n, 3 * d, d + h * dh, dh, k);
   gather(qkv, base, n, 3 * d, 2 * d + h * dh, dh, v);
@@ -39,8 +63,14 @@ const blockOf = (s: AttentionShape): Block => {
 function dots(x: Float64Array, xo: number, m: Float64Array, count: number, dh: number, out: Float64Array): void {
   let j = 0;
   for (; j + 4 <= count; j += 4) {
-    let a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-    const m0 = j * dh, m1 = m0 + dh, m2 = m1 + dh, m3 = m2 + dh;
+    let a0 = 0,
+      a1 = 0,
+      a2 = 0,
+      a3 = 0;
+    const m0 = j * dh,
+      m1 = m0 + dh,
+      m2 = m1 + dh,
+      m3 = m2 + dh;
     for (let c = 0; c < dh; c++) {
       const xc = x[xo + c];
       a0 += xc * m[m0 + c];
@@ -62,12 +92,24 @@ function dots(x: Float64Array, xo: number, m: Float64Array, count: number, dh: n
 
 // out[o + c] = Σ_j w[j] · m[(from + j)·dh + c] for c < dh, summed over j < count in order and rounded to float32
 // after every add (as a Float32Array accumulator would be), four columns at a time.
-function weightedSum(w: Float64Array, m: Float64Array, from: number, count: number, dh: number, out: Float32Array, o: number): void {
+function weightedSum(
+  w: Float64Array,
+  m: Float64Array,
+  from: number,
+  count: number,
+  dh: number,
+  out: Float32Array,
+  o: number,
+): void {
   let c = 0;
   for (; c + 4 <= dh; c += 4) {
-    let a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    let a0 = 0,
+      a1 = 0,
+      a2 = 0,
+      a3 = 0;
     for (let j = 0; j < count; j++) {
-      const wj = w[j], r = (from + j) * dh + c;
+      const wj = w[j],
+        r = (from + j) * dh + c;
       a0 = Math.fround(a0 + wj * m[r]);
       a1 = Math.fround(a1 + wj * m[r + 1]);
       a2 = Math.fround(a2 + wj * m[r + 2]);
@@ -87,14 +129,18 @@ function weightedSum(w: Float64Array, m: Float64Array, from: number, count: numb
 
 export function attentionForward(qkv: Float32Array, s: AttentionShape): { out: Float32Array; probs: Float32Array } {
   const { N, d, heads: H, offsets, lengths, causal } = s;
-  const dh = d / H, scale = 1 / Math.sqrt(dh), row = 3 * d;
+  const dh = d / H,
+    scale = 1 / Math.sqrt(dh),
+    row = 3 * d;
   const out = new Float32Array(N * d);
   const po = probOffsets(s);
   const probs = new Float32Array(po[po.length - 1]); // per (b, h): [n_b, n_b]
-  const blk = blockOf(s), { q, k, v } = blk;
+  const blk = blockOf(s),
+    { q, k, v } = blk;
   const w = new Float64Array(Math.max(...lengths)); // one row's scores, then its weights (float64, as the loops had them)
   for (let b = 0; b < lengths.length; b++) {
-    const n = lengths[b], base = offsets[b] * row;
+    const n = lengths[b],
+      base = offsets[b] * row;
     for (let h = 0; h < H; h++) {
       gatherHead(qkv, base, n, d, h, dh, blk);
       for (let i = 0; i < n; i++) {
@@ -119,18 +165,28 @@ export function attentionForward(qkv: Float32Array, s: AttentionShape): { out: F
 
 // dOut: [N, d] -> dQKV: [N, 3d]. dS = P ∘ (dP − rowsum(P ∘ dP)), dP = dO·Vᵀ; dQ = dS·K row by row, then dV = Pᵀ·dO
 // and dK = dSᵀ·Q column by column (each sum over the rows i in order, as the row loop accumulated it).
-export function attentionBackward(qkv: Float32Array, probs: Float32Array, dOut: Float32Array, s: AttentionShape): Float32Array {
+export function attentionBackward(
+  qkv: Float32Array,
+  probs: Float32Array,
+  dOut: Float32Array,
+  s: AttentionShape,
+): Float32Array {
   const { N, d, heads: H, offsets, lengths, causal } = s;
-  const dh = d / H, scale = 1 / Math.sqrt(dh), row = 3 * d;
+  const dh = d / H,
+    scale = 1 / Math.sqrt(dh),
+    row = 3 * d;
   const g = new Float32Array(N * row);
   const po = probOffsets(s);
   const T = Math.max(...lengths);
-  const dP = new Float64Array(T), col = new Float64Array(T);
+  const dP = new Float64Array(T),
+    col = new Float64Array(T);
   const dS = new Float64Array(T * T); // this block's dS rows [n, n]
-  const blk = blockOf(s), { q, k, v } = blk;
+  const blk = blockOf(s),
+    { q, k, v } = blk;
   const go = new Float64Array(T * dh);
   for (let b = 0; b < lengths.length; b++) {
-    const n = lengths[b], base = offsets[b] * row;
+    const n = lengths[b],
+      base = offsets[b] * row;
     for (let h = 0; h < H; h++) {
       gatherHead(qkv, base, n, d, h, dh, blk);
       gather(dOut, offsets[b] * d, n, d, h * dh, dh, go);
@@ -160,7 +216,13 @@ export function attentionBackward(qkv: Float32Array, probs: Float32Array, dOut: 
   return g;
 }
 
-export function attentionJs(qkv: tf.Tensor2D, heads: number, offsets: Int32Array, lengths: Int32Array, causal: boolean): tf.Tensor2D {
+export function attentionJs(
+  qkv: tf.Tensor2D,
+  heads: number,
+  offsets: Int32Array,
+  lengths: Int32Array,
+  causal: boolean,
+): tf.Tensor2D {
   const [N, d3] = qkv.shape;
   const s: AttentionShape = { N, d: d3 / 3, heads, offsets, lengths, causal };
   const op = tf.customGrad(((x: tf.Tensor, save: tf.GradSaveFunc) => {
@@ -169,7 +231,8 @@ export function attentionJs(qkv: tf.Tensor2D, heads: number, offsets: Int32Array
     save([]);
     return {
       value: tf.tensor2d(out, [N, s.d]),
-      gradFunc: (dy: tf.Tensor) => tf.tensor2d(attentionBackward(data, probs, dy.dataSync() as Float32Array, s), [N, d3]),
+      gradFunc: (dy: tf.Tensor) =>
+        tf.tensor2d(attentionBackward(data, probs, dy.dataSync() as Float32Array, s), [N, d3]),
     };
   }) as unknown as Parameters<typeof tf.customGrad>[0]);
   return op(qkv) as tf.Tensor2D;
@@ -177,9 +240,19 @@ export function attentionJs(qkv: tf.Tensor2D, heads: number, offsets: Int32Array
 
 // Same function in tf ops on a padded [B, T] layout (gathered from and back to the packed rows); pad (and future)
 // keys get −1e9 before the softmax.
-export function attentionTf(qkv: tf.Tensor2D, heads: number, offsets: Int32Array, lengths: Int32Array, causal: boolean): tf.Tensor2D {
+export function attentionTf(
+  qkv: tf.Tensor2D,
+  heads: number,
+  offsets: Int32Array,
+  lengths: Int32Array,
+  causal: boolean,
+): tf.Tensor2D {
   const [N, d3] = qkv.shape;
-  const B = lengths.length, T = Math.max(...lengths), d = d3 / 3, dh = d / heads, tq = causal ? T : 1;
+  const B = lengths.length,
+    T = Math.max(...lengths),
+    d = d3 / 3,
+    dh = d / heads,
+    tq = causal ? T : 1;
   const toPadded = new Int32Array(B * T).fill(N); // row N is an appended zero row
   const toPacked = new Int32Array(N);
   for (let b = 0; b < B; b++)
@@ -189,14 +262,30 @@ export function attentionTf(qkv: tf.Tensor2D, heads: number, offsets: Int32Array
     }
   const bias = new Float32Array(B * tq * T);
   for (let b = 0; b < B; b++)
-    for (let q = 0; q < tq; q++) for (let k = 0; k < T; k++) if (k >= lengths[b] || (causal && k > q)) bias[(b * tq + q) * T + k] = -1e9;
+    for (let q = 0; q < tq; q++)
+      for (let k = 0; k < T; k++) if (k >= lengths[b] || (causal && k > q)) bias[(b * tq + q) * T + k] = -1e9;
   const padded = tf.gather(tf.concat([qkv, tf.zeros([1, d3])], 0), tf.tensor1d(toPadded, 'int32'));
-  const [q, k, v] = tf.split(padded.reshape([B, T, 3, heads, dh]).transpose([2, 0, 3, 1, 4]), 3, 0).map((t) => t.reshape([B, heads, T, dh]));
-  const att = tf.softmax(tf.add(tf.mul(tf.matMul(q, k, false, true), 1 / Math.sqrt(dh)), tf.tensor4d(bias, [B, 1, tq, T])));
-  const ctx = tf.matMul(att, v).transpose([0, 2, 1, 3]).reshape([B * T, d]);
+  const [q, k, v] = tf
+    .split(padded.reshape([B, T, 3, heads, dh]).transpose([2, 0, 3, 1, 4]), 3, 0)
+    .map((t) => t.reshape([B, heads, T, dh]));
+  const att = tf.softmax(
+    tf.add(tf.mul(tf.matMul(q, k, false, true), 1 / Math.sqrt(dh)), tf.tensor4d(bias, [B, 1, tq, T])),
+  );
+  const ctx = tf
+    .matMul(att, v)
+    .transpose([0, 2, 1, 3])
+    .reshape([B * T, d]);
   return tf.gather(ctx, tf.tensor1d(toPacked, 'int32')) as tf.Tensor2D;
 }
 
 // The JS kernel wherever tf's batched matMul is the slow scalar path (wasm, cpu).
-export const attention = (qkv: tf.Tensor2D, heads: number, offsets: Int32Array, lengths: Int32Array, causal: boolean): tf.Tensor2D =>
-  tf.getBackend() === 'wasm' || tf.getBackend() === 'cpu' ? attentionJs(qkv, heads, offsets, lengths, causal) : attentionTf(qkv, heads, offsets, lengths, causal);
+export const attention = (
+  qkv: tf.Tensor2D,
+  heads: number,
+  offsets: Int32Array,
+  lengths: Int32Array,
+  causal: boolean,
+): tf.Tensor2D =>
+  tf.getBackend() === 'wasm' || tf.getBackend() === 'cpu'
+    ? attentionJs(qkv, heads, offsets, lengths, causal)
+    : attentionTf(qkv, heads, offsets, lengths, causal);

@@ -94,17 +94,29 @@ export function gelu(x: tf.Tensor): tf.Tensor {
 export function encode(c: EncoderConfig, p: Params, batch: TokenBatch, causal: boolean): tf.Tensor2D[] {
   const pos = new Int32Array(batch.N);
   for (let b = 0; b < batch.rows; b++) {
-    if (batch.lengths[b] > c.maxLen) throw new Error(`sequence of ${batch.lengths[b]} tokens; the encoder has ${c.maxLen} positions`);
+    if (batch.lengths[b] > c.maxLen)
+      throw new Error(`sequence of ${batch.lengths[b]} tokens; the encoder has ${c.maxLen} positions`);
     for (let i = 0; i < batch.lengths[b]; i++) pos[batch.offsets[b] + i] = i;
   }
-  const x = tf.add(tf.gather(get(p, 'tok'), tf.tensor1d(batch.ids, 'int32')), tf.gather(get(p, 'pos'), tf.tensor1d(pos, 'int32')));
+  const x = tf.add(
+    tf.gather(get(p, 'tok'), tf.tensor1d(batch.ids, 'int32')),
+    tf.gather(get(p, 'pos'), tf.tensor1d(pos, 'int32')),
+  );
   return encodeBlocks(c, p, x as tf.Tensor2D, batch.offsets, batch.lengths, causal);
 }
 
 // Embedded rows x: [N, d] (packed sequences at offsets/lengths) -> [x or LN(x), block 1, ..., block L], each [N, d];
 // the last has the final LN when pre-LN.
-export function encodeBlocks(c: EncoderConfig, p: Params, x0: tf.Tensor2D, offsets: Int32Array, lengths: Int32Array, causal: boolean): tf.Tensor2D[] {
-  const lin = (name: string, t: tf.Tensor) => linear(t, get(p, `${name}.w`) as tf.Tensor2D, get(p, `${name}.b`) as tf.Tensor1D);
+export function encodeBlocks(
+  c: EncoderConfig,
+  p: Params,
+  x0: tf.Tensor2D,
+  offsets: Int32Array,
+  lengths: Int32Array,
+  causal: boolean,
+): tf.Tensor2D[] {
+  const lin = (name: string, t: tf.Tensor) =>
+    linear(t, get(p, `${name}.w`) as tf.Tensor2D, get(p, `${name}.b`) as tf.Tensor1D);
   const ln = (name: string, t: tf.Tensor) => layerNorm(t, get(p, `${name}.g`), get(p, `${name}.b`));
   let x: tf.Tensor = c.norm === 'post' ? ln('emb.ln', x0) : x0;
   const hidden: tf.Tensor2D[] = [x as tf.Tensor2D];
@@ -140,5 +152,8 @@ export function pool(h: tf.Tensor2D, batch: TokenBatch, how: 'mean' | 'cls'): tf
 const segmentSum = (h: tf.Tensor2D, seg: tf.Tensor1D, rows: number): tf.Tensor2D =>
   tf.customGrad(((x: tf.Tensor, save: tf.GradSaveFunc) => {
     save([seg]);
-    return { value: tf.unsortedSegmentSum(x, seg, rows), gradFunc: (dy: tf.Tensor, [ids]: tf.Tensor[]) => tf.gather(dy, ids) };
+    return {
+      value: tf.unsortedSegmentSum(x, seg, rows),
+      gradFunc: (dy: tf.Tensor, [ids]: tf.Tensor[]) => tf.gather(dy, ids),
+    };
   }) as unknown as Parameters<typeof tf.customGrad>[0])(h) as tf.Tensor2D;

@@ -28,9 +28,39 @@ export type EncoderConfig = z.infer<typeof EncoderConfig>;
 const spProjector: ProjectorConfig = { dims: [512, 2048, 2048, 512], norm: [false, true, true, false], act: 'relu' };
 
 export const PRESETS = {
-  cpu: { d: 64, layers: 2, heads: 4, ffn: 256, maxLen: 64, norm: 'pre', init: 'torch', pool: 'mean', projector: { dims: [128, 64], norm: [true, false], act: 'gelu' } },
-  'minilm-33m': { d: 384, layers: 12, heads: 12, ffn: 1536, maxLen: 512, norm: 'post', init: 'bert', pool: 'mean', projector: spProjector },
-  'bert-base-109m': { d: 768, layers: 12, heads: 12, ffn: 3072, maxLen: 512, norm: 'post', init: 'bert', pool: 'mean', projector: spProjector },
+  cpu: {
+    d: 64,
+    layers: 2,
+    heads: 4,
+    ffn: 256,
+    maxLen: 64,
+    norm: 'pre',
+    init: 'torch',
+    pool: 'mean',
+    projector: { dims: [128, 64], norm: [true, false], act: 'gelu' },
+  },
+  'minilm-33m': {
+    d: 384,
+    layers: 12,
+    heads: 12,
+    ffn: 1536,
+    maxLen: 512,
+    norm: 'post',
+    init: 'bert',
+    pool: 'mean',
+    projector: spProjector,
+  },
+  'bert-base-109m': {
+    d: 768,
+    layers: 12,
+    heads: 12,
+    ffn: 3072,
+    maxLen: 512,
+    norm: 'post',
+    init: 'bert',
+    pool: 'mean',
+    projector: spProjector,
+  },
 } as const satisfies Record<string, EncoderConfig>;
 export type PresetName = keyof typeof PRESETS;
 export const PresetName = z.enum(Object.keys(PRESETS) as [PresetName, ...PresetName[]]);

@@ -29,7 +29,10 @@ export function project(c: ProjectorConfig, p: Params, h: tf.Tensor2D): tf.Tenso
     x = linear(x, p.get(`proj${i}.w`) as tf.Tensor2D, p.get(`proj${i}.b`) as tf.Tensor1D);
     if (c.norm[i]) {
       const { mean, variance } = tf.moments(x, 0, true); // biased variance, as torch BN normalises in training
-      x = tf.add(tf.mul(tf.div(tf.sub(x, mean), tf.sqrt(tf.add(variance, 1e-5))), p.get(`proj${i}.bn.g`)!), p.get(`proj${i}.bn.b`)!);
+      x = tf.add(
+        tf.mul(tf.div(tf.sub(x, mean), tf.sqrt(tf.add(variance, 1e-5))), p.get(`proj${i}.bn.g`)!),
+        p.get(`proj${i}.bn.b`)!,
+      );
       x = c.act === 'gelu' ? gelu(x) : tf.relu(x);
     }
   });

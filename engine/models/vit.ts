@@ -21,7 +21,15 @@ export const vitOnnxConfig = (v: ViTShape): VitConfig => ({ ...v, layerNormEps: 
 
 // The block config encodeBlocks reads (maxLen = tokens per image; the projector is the JEPA head's, set by the trainer).
 export const vitBlocks = (v: ViTShape, projector: EncoderConfig['projector']): EncoderConfig => ({
-  d: v.hidden, layers: v.depth, heads: v.heads, ffn: v.mlp, maxLen: 1 + numPatches(v), norm: 'pre', init: 'torch', pool: 'cls', projector,
+  d: v.hidden,
+  layers: v.depth,
+  heads: v.heads,
+  ffn: v.mlp,
+  maxLen: 1 + numPatches(v),
+  norm: 'pre',
+  init: 'torch',
+  pool: 'cls',
+  projector,
 });
 
 // posStd: std of the learned position table. ViT/DINOv2 use .02, but at this scale that drowns position under the
@@ -30,13 +38,42 @@ export const vitBlocks = (v: ViTShape, projector: EncoderConfig['projector']): E
 export function initVit(v: ViTShape, rng: TrainRng, posStd: number, init: 'torch' | 'torch-mha' = 'torch'): Params {
   const p: Params = new Map();
   if (v.stem) initStem(v.stem, rng, p); // drawn first; a ViT without a stem draws what it always did
-  const D = v.hidden, fanIn = patchInputs(v), bound = 1 / Math.sqrt(fanIn);
+  const D = v.hidden,
+    fanIn = patchInputs(v),
+    bound = 1 / Math.sqrt(fanIn);
   const draw = (n: number, f: () => number) => Float32Array.from({ length: n }, f);
   // patch projection: torch Conv2d's default init, U(±1/√fan_in); CLS N(0, .02) as ViT/DINOv2.
-  p.set('patch.w', tf.variable(tf.tensor2d(draw(fanIn * D, () => (2 * rng.uniform() - 1) * bound), [fanIn, D]), true));
+  p.set(
+    'patch.w',
+    tf.variable(
+      tf.tensor2d(
+        draw(fanIn * D, () => (2 * rng.uniform() - 1) * bound),
+        [fanIn, D],
+      ),
+      true,
+    ),
+  );
   p.set('patch.b', tf.variable(tf.tensor1d(draw(D, () => (2 * rng.uniform() - 1) * bound)), true));
-  p.set('cls', tf.variable(tf.tensor2d(draw(D, () => 0.02 * rng.normal()), [1, D]), true));
-  p.set('pos', tf.variable(tf.tensor2d(draw((1 + numPatches(v)) * D, () => posStd * rng.normal()), [1 + numPatches(v), D]), true));
+  p.set(
+    'cls',
+    tf.variable(
+      tf.tensor2d(
+        draw(D, () => 0.02 * rng.normal()),
+        [1, D],
+      ),
+      true,
+    ),
+  );
+  p.set(
+    'pos',
+    tf.variable(
+      tf.tensor2d(
+        draw((1 + numPatches(v)) * D, () => posStd * rng.normal()),
+        [1 + numPatches(v), D],
+      ),
+      true,
+    ),
+  );
   initBlocks({ ...vitBlocks(v, { dims: [1], norm: [false], act: 'gelu' }), init }, rng, p);
   return p;
 }
@@ -44,7 +81,10 @@ export function initVit(v: ViTShape, rng: TrainRng, posStd: number, init: 'torch
 // pixels: [n, 3, S, S] CHW -> patch rows [n·P, 3p²], patch j = gy·g + gx (the Conv's row-major output order), each
 // row in (c, ky, kx) order (the Conv weight's [in, ky, kx] order). Plain JS: the input carries no gradient.
 export function patchify(pixels: Float32Array, n: number, v: Pick<ViTShape, 'imageSize' | 'patchSize'>): Float32Array {
-  const S = v.imageSize, p = v.patchSize, g = S / p, row = 3 * p * p;
+  const S = v.imageSize,
+    p = v.patchSize,
+    g = S / p,
+    row = 3 * p * p;
   const out = new Float32Array(n * g * g * row);
   let o = 0;
   for (let i = 0; i < n; i++)
@@ -62,22 +102,43 @@ export function patchify(pixels: Float32Array, n: number, v: Pick<ViTShape, 'ima
 
 // pixels [n, 3, S, S] -> { tokens: [n·(1+P), D] after the final LN (= last_hidden_state rows), cls: [n, D] (= pooler_output) }.
 // bn: how a conv stem's BatchNorms normalise ('batch' while training; the exported graph is 'population').
-export function vitForward(v: ViTShape, p: Params, pixels: Float32Array, n: number, bn: BatchNormMode = 'population'): { tokens: tf.Tensor2D; cls: tf.Tensor2D } {
-  const P = numPatches(v), T = 1 + P, D = v.hidden;
+export function vitForward(
+  v: ViTShape,
+  p: Params,
+  pixels: Float32Array,
+  n: number,
+  bn: BatchNormMode = 'population',
+): { tokens: tf.Tensor2D; cls: tf.Tensor2D } {
+  const P = numPatches(v),
+    T = 1 + P,
+    D = v.hidden;
   const get = (k: string) => p.get(k) as tf.Tensor2D;
-  const rows = v.stem ? stemForward(v.stem, p, pixels, n, v.imageSize, bn) : tf.tensor2d(patchify(pixels, n, v), [n * P, patchInputs(v)]);
+  const rows = v.stem
+    ? stemForward(v.stem, p, pixels, n, v.imageSize, bn)
+    : tf.tensor2d(patchify(pixels, n, v), [n * P, patchInputs(v)]);
   const emb = linear(rows, get('patch.w'), p.get('patch.b') as tf.Tensor1D); // [n·P, D]
   // rows of [cls; emb] in token order: image i's row 0 is the CLS (index 0), row 1+j its patch j (index 1 + i·P + j)
-  const order = new Int32Array(n * T), posRow = new Int32Array(n * T);
+  const order = new Int32Array(n * T),
+    posRow = new Int32Array(n * T);
   for (let i = 0; i < n; i++)
     for (let t = 0; t < T; t++) {
       order[i * T + t] = t === 0 ? 0 : 1 + i * P + t - 1;
       posRow[i * T + t] = t;
     }
-  const x = tf.add(tf.gather(tf.concat([get('cls'), emb], 0), tf.tensor1d(order, 'int32')), tf.gather(get('pos'), tf.tensor1d(posRow, 'int32')));
+  const x = tf.add(
+    tf.gather(tf.concat([get('cls'), emb], 0), tf.tensor1d(order, 'int32')),
+    tf.gather(get('pos'), tf.tensor1d(posRow, 'int32')),
+  );
   const offsets = Int32Array.from({ length: n }, (_, i) => i * T);
   const lengths = new Int32Array(n).fill(T);
-  const hs = encodeBlocks(vitBlocks(v, { dims: [D], norm: [false], act: 'gelu' }), p, x as tf.Tensor2D, offsets, lengths, false);
+  const hs = encodeBlocks(
+    vitBlocks(v, { dims: [D], norm: [false], act: 'gelu' }),
+    p,
+    x as tf.Tensor2D,
+    offsets,
+    lengths,
+    false,
+  );
   const tokens = hs[hs.length - 1];
   return { tokens, cls: tf.gather(tokens, tf.tensor1d(offsets, 'int32')) as tf.Tensor2D };
 }
@@ -94,7 +155,8 @@ const transpose = (a: Float32Array, r: number, c: number): Float32Array => {
 // stem [C_last, D] -> the 1x1 Conv [D, C_last, 1, 1], the stem's convs with their BatchNorms folded in;
 // LayerScale, which this ViT does not have, exported as ones.
 export async function vitWeights(v: ViTShape, p: Params): Promise<VitWeights> {
-  const D = v.hidden, M = v.mlp;
+  const D = v.hidden,
+    M = v.mlp;
   // every parameter read first, awaited (webgpu has no synchronous read in Node)
   const read = new Map(await Promise.all([...p].map(async ([k, t]) => [k, (await t.data()) as Float32Array] as const)));
   const data = (k: string): Float32Array => {
@@ -112,7 +174,8 @@ export async function vitWeights(v: ViTShape, p: Params): Promise<VitWeights> {
     'layernorm.bias': data('lnf.b').slice(),
   };
   for (let l = 0; l < v.depth; l++) {
-    const hf = `encoder.layer.${l}`, h = `h${l}`;
+    const hf = `encoder.layer.${l}`,
+      h = `h${l}`;
     const qkvT = transpose(data(`${h}.qkv.w`), D, 3 * D); // [3D, D]: rows 0..D-1 are query's outputs
     const qkvB = data(`${h}.qkv.b`);
     ['query', 'key', 'value'].forEach((name, k) => {
@@ -139,5 +202,13 @@ export async function vitWeights(v: ViTShape, p: Params): Promise<VitWeights> {
 
 // head: an embedding head in place of the CLS pooler (engine/image/whitened-pooler.ts fits the world encoder's);
 // p: one ViT's parameters, or an ensemble's members (their tokens side by side; needs the head).
-export const exportVitOnnx = async (v: ViTShape, p: Params | readonly Params[], head?: PoolerHead): Promise<Uint8Array> =>
-  buildVitOnnx(vitOnnxConfig(v), Array.isArray(p) ? await Promise.all(p.map((m) => vitWeights(v, m))) : await vitWeights(v, p as Params), head);
+export const exportVitOnnx = async (
+  v: ViTShape,
+  p: Params | readonly Params[],
+  head?: PoolerHead,
+): Promise<Uint8Array> =>
+  buildVitOnnx(
+    vitOnnxConfig(v),
+    Array.isArray(p) ? await Promise.all(p.map((m) => vitWeights(v, m))) : await vitWeights(v, p as Params),
+    head,
+  );

@@ -26,17 +26,21 @@ export function bundleRun(runDir: string, opts: BundleOptions = {}): Uint8Array 
       const rel = relative(root, abs).split(sep).join('/');
       if (st.isDirectory()) walk(abs);
       else if (!st.isFile() || PARTIAL.test(entry)) continue;
-      else if (/(^|\/)checkpoints\//.test(rel) && st.size > limit) skipped.push({ path: rel, bytes: st.size }); // an experiment's arms keep theirs under arms/<run>/
+      else if (/(^|\/)checkpoints\//.test(rel) && st.size > limit)
+        skipped.push({ path: rel, bytes: st.size }); // an experiment's arms keep theirs under arms/<run>/
       else files[`${name}/${rel}`] = [readFileSync(abs), { level: STORED.test(entry) ? 0 : 6, mtime: st.mtime }];
     }
   };
   walk(root);
-  files[`${name}/bundle.json`] = new TextEncoder().encode(JSON.stringify({ maxCheckpointBytes: limit, skipped }, null, 2) + '\n');
+  files[`${name}/bundle.json`] = new TextEncoder().encode(
+    JSON.stringify({ maxCheckpointBytes: limit, skipped }, null, 2) + '\n',
+  );
   return zipSync(files);
 }
 
 export function writeBundle(runDir: string, outFile: string, opts: BundleOptions = {}): void {
   const rel = relative(resolve(runDir), resolve(outFile));
-  if (!rel.startsWith('..') && !isAbsolute(rel)) throw new InputError(`${outFile}: the bundle cannot be written inside the run folder it bundles`);
+  if (!rel.startsWith('..') && !isAbsolute(rel))
+    throw new InputError(`${outFile}: the bundle cannot be written inside the run folder it bundles`);
   writeFileAtomic(outFile, bundleRun(runDir, opts));
 }

@@ -8,7 +8,9 @@ export function metricsToCsv(records: readonly MetricRecord[]): string {
   const values = [...new Set(records.flatMap((r) => Object.keys(r.values)))];
   const head = ['scope', 'x', 'time', ...tags, ...values];
   const rows = records.map((r) => [
-    r.scope, String(r.x), new Date(r.t).toISOString(),
+    r.scope,
+    String(r.x),
+    new Date(r.t).toISOString(),
     ...tags.map((k) => (r.tags?.[k] === undefined ? '' : String(r.tags[k]))),
     ...values.map((k) => (r.values[k] === undefined || r.values[k] === null ? '' : String(r.values[k]))),
   ]);

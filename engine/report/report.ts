@@ -17,20 +17,31 @@ export type ReportInput = { title?: string; figures: FigureSpec[]; tables: Table
 export async function writeReport(dir: string, input: ReportInput): Promise<string[]> {
   const figures = input.figures.map((f) => {
     const parsed = FigureSpec.safeParse(f);
-    if (!parsed.success) throw new InputError(`figure '${(f as { id?: string })?.id ?? '?'}': invalid figure spec (${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')})`);
+    if (!parsed.success)
+      throw new InputError(
+        `figure '${(f as { id?: string })?.id ?? '?'}': invalid figure spec (${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')})`,
+      );
     return parsed.data;
   });
   const tables = input.tables.map(parseTable);
-  for (const [kind, ids] of [['figure', figures.map((f) => f.id)], ['table', tables.map((t) => t.id)]] as const) {
+  for (const [kind, ids] of [
+    ['figure', figures.map((f) => f.id)],
+    ['table', tables.map((t) => t.id)],
+  ] as const) {
     const dup = ids.find((id, i) => ids.indexOf(id) !== i);
     if (dup) throw new InputError(`report: two ${kind}s have the id '${dup}'`);
   }
-  if (tables.some((t) => t.id === 'index')) throw new InputError("report: a table cannot have the id 'index' (its index.md would replace the report's)");
+  if (tables.some((t) => t.id === 'index'))
+    throw new InputError("report: a table cannot have the id 'index' (its index.md would replace the report's)");
   if (input.config === undefined) throw new InputError('report: config is required (the resolved config of the run)');
 
   const written: string[] = [];
-  const write = (name: string, data: string | Uint8Array) => { writeFileAtomic(join(dir, name), data); written.push(name); };
-  for (const f of figures) for (const format of FIGURE_FORMATS) write(`${f.id}.${format}`, (await renderFigure(f, format)).bytes);
+  const write = (name: string, data: string | Uint8Array) => {
+    writeFileAtomic(join(dir, name), data);
+    written.push(name);
+  };
+  for (const f of figures)
+    for (const format of FIGURE_FORMATS) write(`${f.id}.${format}`, (await renderFigure(f, format)).bytes);
   for (const t of tables) {
     write(`${t.id}.csv`, tableToCsv(t));
     write(`${t.id}.md`, tableToMarkdown(t));
@@ -40,14 +51,32 @@ export async function writeReport(dir: string, input: ReportInput): Promise<stri
   written.push('config.json');
 
   const title = input.title ?? 'Report';
-  const md = [`# ${title}`, '', '## Configuration', '', 'Full resolved configuration: [config.json](config.json)', '', configSummary(input.config), ''];
+  const md = [
+    `# ${title}`,
+    '',
+    '## Configuration',
+    '',
+    'Full resolved configuration: [config.json](config.json)',
+    '',
+    configSummary(input.config),
+    '',
+  ];
   if (tables.length) {
     md.push('## Tables', '');
-    for (const t of tables) md.push(tableToMarkdown(t), `Files: [CSV](${t.id}.csv) · [Markdown](${t.id}.md) · [LaTeX](${t.id}.tex)`, '');
+    for (const t of tables)
+      md.push(tableToMarkdown(t), `Files: [CSV](${t.id}.csv) · [Markdown](${t.id}.md) · [LaTeX](${t.id}.tex)`, '');
   }
   if (figures.length) {
     md.push('## Figures', '');
-    for (const f of figures) md.push(`### ${f.title}`, '', `![${f.title}](${f.id}.png)`, '', `Files: [PNG](${f.id}.png) · [SVG](${f.id}.svg) · [PDF](${f.id}.pdf)`, '');
+    for (const f of figures)
+      md.push(
+        `### ${f.title}`,
+        '',
+        `![${f.title}](${f.id}.png)`,
+        '',
+        `Files: [PNG](${f.id}.png) · [SVG](${f.id}.svg) · [PDF](${f.id}.pdf)`,
+        '',
+      );
   }
   write('index.md', md.join('\n'));
   return written;
@@ -72,4 +101,3 @@ function configSummary(config: unknown): string {
   const more = rows.length > CONFIG_ROWS ? ['', `… and ${rows.length - CONFIG_ROWS} more in config.json`] : [];
   return ['| key | value |', '|:---|:---|', ...shown, ...more].join('\n');
 }
-

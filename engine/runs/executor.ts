@@ -51,10 +51,17 @@ export interface Executor {
 export class LocalExecutor implements Executor {
   readonly kind = 'local' as const;
 
-  constructor(private readonly worker: EntryCommand, private readonly killAfterMs = 5000) {}
+  constructor(
+    private readonly worker: EntryCommand,
+    private readonly killAfterMs = 5000,
+  ) {}
 
   start(run: { id: string; dir: string }, resume: boolean, sink: ExecutionSink): Execution {
-    const child: ChildProcess = spawnEntry(this.worker, [run.dir, ...(resume ? ['--resume'] : [])], ['ignore', 'pipe', 'pipe']);
+    const child: ChildProcess = spawnEntry(
+      this.worker,
+      [run.dir, ...(resume ? ['--resume'] : [])],
+      ['ignore', 'pipe', 'pipe'],
+    );
     let killTimer: NodeJS.Timeout | undefined;
     sink.placed({ pid: child.pid ?? null });
     sink.log(`${resume ? 'resumed' : 'started'} (pid ${child.pid})`);

@@ -1,7 +1,33 @@
 // Runs: the store on disk, the scheduler of worker processes, and the job interface jobs implement. The worker
 // process that runs a job, and the table of run kinds, live in engine/worker.
-export { RunStore, readMetricsFile, scanMetricsFile, cutTornTail, badLinesText, compactMetricsFile, metricKey, type MetricsScan } from './store';
+export {
+  RunStore,
+  readMetricsFile,
+  scanMetricsFile,
+  cutTornTail,
+  badLinesText,
+  compactMetricsFile,
+  metricKey,
+  type MetricsScan,
+} from './store';
 export { Scheduler, type SchedulerOptions } from './scheduler';
-export { LocalExecutor, type Ending, type Execution, type ExecutionSink, type Executor, type Placement } from './executor';
+export {
+  LocalExecutor,
+  type Ending,
+  type Execution,
+  type ExecutionSink,
+  type Executor,
+  type Placement,
+} from './executor';
 export { Cancelled, WorkerMessage, type Job, type JobContext, type JobOutcome } from './job';
-export { STALE_MS, claim, heartbeat, HEARTBEAT_MS, ownerAlive, readOwner, release, type OwnerProbe, type OwnerRecord } from './owner';
+export {
+  STALE_MS,
+  claim,
+  heartbeat,
+  HEARTBEAT_MS,
+  ownerAlive,
+  readOwner,
+  release,
+  type OwnerProbe,
+  type OwnerRecord,
+} from './owner';

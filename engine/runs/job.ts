@@ -23,7 +23,9 @@ export type JobContext<C extends RunConfig = RunConfig> = {
 
 // A job either finishes with a JSON summary, or reports divergence (NaN/Inf) after keeping its last good checkpoint
 // (with a summary of what it kept, when it has one).
-export type JobOutcome = { status: 'done'; result: Record<string, unknown> } | { status: 'diverged'; message: string; result?: Record<string, unknown> };
+export type JobOutcome =
+  | { status: 'done'; result: Record<string, unknown> }
+  | { status: 'diverged'; message: string; result?: Record<string, unknown> };
 export type Job<C extends RunConfig = RunConfig> = (ctx: JobContext<C>) => Promise<JobOutcome>;
 
 // Thrown (or returned through signal.reason) when a job stops because it was cancelled.

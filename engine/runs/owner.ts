@@ -64,7 +64,8 @@ export function ownerAlive(r: OwnerRecord, now = Date.now(), probe?: OwnerProbe)
 }
 
 // Whether the process that wrote the record lives (for a batch job: the submitter, not the job).
-export const submitterAlive = (r: OwnerRecord, now = Date.now()): boolean => ownerAlive({ ...r, executor: 'local' }, now);
+export const submitterAlive = (r: OwnerRecord, now = Date.now()): boolean =>
+  ownerAlive({ ...r, executor: 'local' }, now);
 
 // The run's owner record, or null when there is none (or it cannot be read: writes are atomic, so an unreadable
 // file was not written by a live owner).
@@ -88,7 +89,14 @@ export function otherOwner(runDir: string, probe?: OwnerProbe): OwnerRecord | nu
 }
 
 function recordForSelf(now = new Date()): OwnerRecord {
-  return { host: hostname(), pid: process.pid, startTime: processStartTime(process.pid), executor: 'local', claimedAt: now.toISOString(), heartbeatAt: now.toISOString() };
+  return {
+    host: hostname(),
+    pid: process.pid,
+    startTime: processStartTime(process.pid),
+    executor: 'local',
+    claimedAt: now.toISOString(),
+    heartbeatAt: now.toISOString(),
+  };
 }
 
 // Make this process the run's owner. The record is written whole to a temp file and hard-linked into place, which
@@ -108,7 +116,8 @@ export function claim(runDir: string, probe?: OwnerProbe): OwnerRecord {
         writeJsonAtomic(fileOf(runDir), record);
         return record;
       }
-      if (held && ownerAlive(held, Date.now(), probe)) throw new InputError(`run ${runDir} is owned by ${describeOwner(held)}: stop it there, or wait until it ends`);
+      if (held && ownerAlive(held, Date.now(), probe))
+        throw new InputError(`run ${runDir} is owned by ${describeOwner(held)}: stop it there, or wait until it ends`);
       rmSync(fileOf(runDir), { force: true }); // a dead owner's record
     } finally {
       rmSync(tmp, { force: true });

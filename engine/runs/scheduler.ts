@@ -5,17 +5,48 @@ import { cpus } from 'node:os';
 import { RESUMABLE, type RunEvent, type RunState } from '../../shared/runs';
 import type { EntryCommand } from '../child';
 import { DiskFullError, InputError } from '../errors';
-import { LocalExecutor, type Ending, type Execution, type ExecutionSink, type Executor, type Placement } from './executor';
+import {
+  LocalExecutor,
+  type Ending,
+  type Execution,
+  type ExecutionSink,
+  type Executor,
+  type Placement,
+} from './executor';
 import { WorkerMessage } from './job';
-import { adopt, claim, describeOwner, heartbeat, HEARTBEAT_MS, otherOwner, release, submitterAlive, type OwnerProbe, type OwnerRecord } from './owner';
+import {
+  adopt,
+  claim,
+  describeOwner,
+  heartbeat,
+  HEARTBEAT_MS,
+  otherOwner,
+  release,
+  submitterAlive,
+  type OwnerProbe,
+  type OwnerRecord,
+} from './owner';
 import type { RunStore } from './store';
 
-type Active = { execution: Execution | null; cancelRequested: boolean; outcome: WorkerMessage | null; stderr: string[]; ended: Promise<void> };
+type Active = {
+  execution: Execution | null;
+  cancelRequested: boolean;
+  outcome: WorkerMessage | null;
+  stderr: string[];
+  ended: Promise<void>;
+};
 
 // executor: where jobs compute (default: LocalExecutor of `worker`, engine/worker's workerCommand() or a stand-in in
 // tests, which gets `<runDir> [--resume]`); concurrency: default the executor's, else the number of cores;
 // heartbeatMs: how often owner.json of the runs this process owns is refreshed (default HEARTBEAT_MS).
-export type SchedulerOptions = { worker?: EntryCommand; executor?: Executor; concurrency?: number; killAfterMs?: number; progressWriteMs?: number; heartbeatMs?: number };
+export type SchedulerOptions = {
+  worker?: EntryCommand;
+  executor?: Executor;
+  concurrency?: number;
+  killAfterMs?: number;
+  progressWriteMs?: number;
+  heartbeatMs?: number;
+};
 
 export class Scheduler extends EventEmitter<{ event: [RunEvent] }> {
   readonly concurrency: number;
@@ -28,7 +59,10 @@ export class Scheduler extends EventEmitter<{ event: [RunEvent] }> {
   private readonly owned = new Map<string, OwnerRecord>(); // runs this process owns (queued or running): owner.json
   private beat?: NodeJS.Timeout;
 
-  constructor(private readonly store: RunStore, opts: SchedulerOptions) {
+  constructor(
+    private readonly store: RunStore,
+    opts: SchedulerOptions,
+  ) {
     super();
     if (!opts.executor && !opts.worker) throw new Error('Scheduler: give an executor or a worker command');
     this.executor = opts.executor ?? new LocalExecutor(opts.worker!, opts.killAfterMs);
@@ -39,7 +73,8 @@ export class Scheduler extends EventEmitter<{ event: [RunEvent] }> {
 
   submit(id: string, resume = false): RunState {
     let state = this.store.get(id);
-    if (this.active.has(id) || this.queue.some((q) => q.id === id)) throw new InputError(`run ${id} is already ${state.status}`);
+    if (this.active.has(id) || this.queue.some((q) => q.id === id))
+      throw new InputError(`run ${id} is already ${state.status}`);
     const other = otherOwner(this.store.dir(id), this.probe);
     // A batch job whose submitter died computes on: this process follows it instead of submitting another.
     if (other?.jobId && other.executor === this.executor.kind && this.executor.follow && !submitterAlive(other)) {
@@ -50,9 +85,13 @@ export class Scheduler extends EventEmitter<{ event: [RunEvent] }> {
       this.pump();
       return this.store.get(id);
     }
-    if (other) throw new InputError(`run ${id} is ${state.status} under ${describeOwner(other)}: stop it there, or wait until it ends`);
+    if (other)
+      throw new InputError(
+        `run ${id} is ${state.status} under ${describeOwner(other)}: stop it there, or wait until it ends`,
+      );
     if (resume) state = this.store.recoverRun(state, this.probe); // left running by a process that died after this one started
-    if (resume && !RESUMABLE.includes(state.status)) throw new InputError(`run ${id} is ${state.status}; only ${RESUMABLE.join('/')} runs can be resumed`);
+    if (resume && !RESUMABLE.includes(state.status))
+      throw new InputError(`run ${id} is ${state.status}; only ${RESUMABLE.join('/')} runs can be resumed`);
     this.own(id);
     const next = this.setState(id, { status: 'queued', error: null, endedAt: null });
     this.queue.push({ id, resume });
@@ -112,11 +151,25 @@ export class Scheduler extends EventEmitter<{ event: [RunEvent] }> {
 
   private start(id: string, resume: boolean, jobId?: string): void {
     let ended!: () => void;
-    const run: Active = { execution: null, cancelRequested: false, outcome: null, stderr: [], ended: new Promise<void>((r) => (ended = r)) };
+    const run: Active = {
+      execution: null,
+      cancelRequested: false,
+      outcome: null,
+      stderr: [],
+      ended: new Promise<void>((r) => (ended = r)),
+    };
     this.active.set(id, run);
     const prev = this.store.get(id);
-    if (jobId) this.setState(id, { status: 'running', error: null, endedAt: null }); // the same attempt, followed from here
-    else this.setState(id, { status: 'running', pid: null, slurm: null, startedAt: new Date().toISOString(), attempts: prev.attempts + 1 });
+    if (jobId)
+      this.setState(id, { status: 'running', error: null, endedAt: null }); // the same attempt, followed from here
+    else
+      this.setState(id, {
+        status: 'running',
+        pid: null,
+        slurm: null,
+        startedAt: new Date().toISOString(),
+        attempts: prev.attempts + 1,
+      });
     const sink: ExecutionSink = {
       line: (line) => this.onLine(id, run, line),
       stderr: (line) => {
@@ -132,13 +185,16 @@ export class Scheduler extends EventEmitter<{ event: [RunEvent] }> {
       },
     };
     const target = { id, dir: this.store.dir(id) };
-    run.execution = jobId ? this.executor.follow!(target, { jobId, resubmits: prev.slurm?.resubmits ?? 0 }, sink) : this.executor.start(target, resume, sink);
+    run.execution = jobId
+      ? this.executor.follow!(target, { jobId, resubmits: prev.slurm?.resubmits ?? 0 }, sink)
+      : this.executor.start(target, resume, sink);
   }
 
   // A batch job's id goes into owner.json too: another process then asks the cluster whether the run is live.
   private onPlaced(id: string, p: Placement): void {
     const record = this.owned.get(id);
-    if (record && p.slurm && record.jobId !== p.slurm.jobId) this.owned.set(id, heartbeat(this.store.dir(id), { ...record, executor: 'slurm', jobId: p.slurm.jobId }));
+    if (record && p.slurm && record.jobId !== p.slurm.jobId)
+      this.owned.set(id, heartbeat(this.store.dir(id), { ...record, executor: 'slurm', jobId: p.slurm.jobId }));
     const state = this.store.get(id);
     if (state.status !== 'running' && state.status !== 'queued') return; // ended meanwhile
     this.setState(id, { pid: p.pid, ...(p.slurm ? { slurm: p.slurm } : {}), status: p.waiting ? 'queued' : 'running' });
@@ -155,7 +211,10 @@ export class Scheduler extends EventEmitter<{ event: [RunEvent] }> {
     switch (msg.type) {
       case 'progress': {
         const now = Date.now();
-        if (now - (this.lastProgressWrite.get(id) ?? 0) >= this.progressWriteMs || msg.progress.done >= msg.progress.total) {
+        if (
+          now - (this.lastProgressWrite.get(id) ?? 0) >= this.progressWriteMs ||
+          msg.progress.done >= msg.progress.total
+        ) {
           this.lastProgressWrite.set(id, now);
           this.spare(() => this.store.update(id, { progress: msg.progress })); // the next one will do
         }
@@ -180,11 +239,24 @@ export class Scheduler extends EventEmitter<{ event: [RunEvent] }> {
     const endedAt = new Date().toISOString();
     const o = run.outcome;
     const base = { pid: null, endedAt };
-    if (e.kind === 'status') this.setState(id, { ...base, status: run.cancelRequested && e.status !== 'failed' ? 'cancelled' : e.status, error: e.error });
-    else if (o?.type === 'done' && e.code === 0) this.setState(id, { ...base, status: 'done', result: o.result, error: null });
-    else if (o?.type === 'diverged') this.setState(id, { ...base, status: 'diverged', error: o.message, result: o.result ?? null });
-    else if (run.cancelRequested || o?.type === 'cancelled') this.setState(id, { ...base, status: 'cancelled', error: null });
-    else if (o?.type === 'failed') this.setState(id, { ...base, status: 'failed', error: `${o.message}\n(the worker's stack is in ${this.store.dir(id)}/logs.txt)` });
+    if (e.kind === 'status')
+      this.setState(id, {
+        ...base,
+        status: run.cancelRequested && e.status !== 'failed' ? 'cancelled' : e.status,
+        error: e.error,
+      });
+    else if (o?.type === 'done' && e.code === 0)
+      this.setState(id, { ...base, status: 'done', result: o.result, error: null });
+    else if (o?.type === 'diverged')
+      this.setState(id, { ...base, status: 'diverged', error: o.message, result: o.result ?? null });
+    else if (run.cancelRequested || o?.type === 'cancelled')
+      this.setState(id, { ...base, status: 'cancelled', error: null });
+    else if (o?.type === 'failed')
+      this.setState(id, {
+        ...base,
+        status: 'failed',
+        error: `${o.message}\n(the worker's stack is in ${this.store.dir(id)}/logs.txt)`,
+      });
     else {
       const how = e.signal ? `killed by ${e.signal}` : `exited with code ${e.code}`;
       const tail = run.stderr.slice(-20).join('\n');
@@ -220,7 +292,6 @@ export class Scheduler extends EventEmitter<{ event: [RunEvent] }> {
   private get probe(): OwnerProbe | undefined {
     return this.store.ownerAlive ?? this.executor.ownerAlive?.bind(this.executor);
   }
-
 
   // On a full disk the new status cannot be saved: it is still announced (so idle() and the GUI see the run end),
   // and status.json keeps its last saved state, which the next start turns into `interrupted` (resumable).

@@ -1,6 +1,17 @@
 // The run store: one folder per run, `runs/<id>/{config.json,status.json,metrics.jsonl,logs.txt,checkpoints/,artifacts/,report/}`,
 // plus owner.json while a process has it queued or running (owner.ts).
-import { closeSync, existsSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  statSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { appendLineSync, writeFileAtomic, writeJsonAtomic } from '../atomic';
@@ -13,7 +24,10 @@ const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 export class RunStore {
   // ownerAlive: how a run owned by a batch job is checked (the executor's ownerAlive), else by its heartbeat.
-  constructor(readonly root: string, readonly ownerAlive?: OwnerProbe) {
+  constructor(
+    readonly root: string,
+    readonly ownerAlive?: OwnerProbe,
+  ) {
     mkdirSync(root, { recursive: true });
   }
 
@@ -29,9 +43,18 @@ export class RunStore {
     mkdirSync(join(dir, 'artifacts'), { recursive: true });
     writeJsonAtomic(join(dir, 'config.json'), config);
     const state: RunState = {
-      id, kind: config.kind, name: config.name ?? config.kind, status: 'queued',
-      createdAt: now.toISOString(), startedAt: null, endedAt: null, progress: null,
-      error: null, pid: null, attempts: 0, result: null,
+      id,
+      kind: config.kind,
+      name: config.name ?? config.kind,
+      status: 'queued',
+      createdAt: now.toISOString(),
+      startedAt: null,
+      endedAt: null,
+      progress: null,
+      error: null,
+      pid: null,
+      attempts: 0,
+      result: null,
     };
     writeJsonAtomic(join(dir, 'status.json'), state);
     return state;
@@ -87,8 +110,18 @@ export class RunStore {
     const config = this.configOrNull(id); // null: the kind stays unknown
     const created = new Date(statSync(join(this.dir(id), 'status.json')).mtimeMs).toISOString();
     return {
-      id, kind: config?.kind ?? 'unknown', name: config?.name ?? config?.kind ?? id, status: 'unreadable', createdAt: created,
-      startedAt: null, endedAt: null, progress: null, error: reason, pid: null, attempts: 0, result: null,
+      id,
+      kind: config?.kind ?? 'unknown',
+      name: config?.name ?? config?.kind ?? id,
+      status: 'unreadable',
+      createdAt: created,
+      startedAt: null,
+      endedAt: null,
+      progress: null,
+      error: reason,
+      pid: null,
+      attempts: 0,
+      result: null,
     };
   }
 
@@ -117,8 +150,15 @@ export class RunStore {
   // probe: how a batch job's owner is checked (default: the store's).
   recoverRun(s: RunState, probe = this.ownerAlive): RunState {
     if ((s.status !== 'running' && s.status !== 'queued') || otherOwner(this.dir(s.id), probe)) return s;
-    return this.update(s.id, { status: 'interrupted', pid: null, endedAt: new Date().toISOString(),
-      error: s.status === 'running' ? 'the process that ran this run stopped; resume continues from its last checkpoint' : 'the process that queued this run stopped before it started' });
+    return this.update(s.id, {
+      status: 'interrupted',
+      pid: null,
+      endedAt: new Date().toISOString(),
+      error:
+        s.status === 'running'
+          ? 'the process that ran this run stopped; resume continues from its last checkpoint'
+          : 'the process that queued this run stopped before it started',
+    });
   }
 }
 
@@ -133,21 +173,30 @@ export function scanMetricsFile(file: string): MetricsScan {
   const out = new Map<string, MetricRecord>();
   const bad: MetricsScan['bad'] = [];
   let lines = 0;
-  readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
-    if (!line.trim()) return;
-    lines++;
-    let raw: unknown;
-    try {
-      raw = JSON.parse(line);
-    } catch (e) {
-      return bad.push({ line: i + 1, reason: `invalid JSON (${(e as Error).message.replace(/ in JSON at position \d+.*/, '')})` });
-    }
-    const r = MetricRecord.safeParse(raw);
-    if (!r.success) return bad.push({ line: i + 1, reason: r.error.issues.map((x) => `${x.path.join('.') || 'record'}: ${x.message}`).join('; ') });
-    const key = metricKey(r.data);
-    out.delete(key); // keep file order of the surviving records
-    out.set(key, r.data);
-  });
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .forEach((line, i) => {
+      if (!line.trim()) return;
+      lines++;
+      let raw: unknown;
+      try {
+        raw = JSON.parse(line);
+      } catch (e) {
+        return bad.push({
+          line: i + 1,
+          reason: `invalid JSON (${(e as Error).message.replace(/ in JSON at position \d+.*/, '')})`,
+        });
+      }
+      const r = MetricRecord.safeParse(raw);
+      if (!r.success)
+        return bad.push({
+          line: i + 1,
+          reason: r.error.issues.map((x) => `${x.path.join('.') || 'record'}: ${x.message}`).join('; '),
+        });
+      const key = metricKey(r.data);
+      out.delete(key); // keep file order of the surviving records
+      out.set(key, r.data);
+    });
   return { records: [...out.values()], bad, lines };
 }
 
@@ -168,7 +217,11 @@ export function compactMetricsFile(file: string): number {
 // How a scan's bad lines read in a log: `3 unreadable lines skipped (lines 2, 9, 14)`; '' when none.
 export function badLinesText(bad: MetricsScan['bad']): string {
   if (!bad.length) return '';
-  const shown = bad.slice(0, 10).map((b) => b.line).join(', ') + (bad.length > 10 ? ', …' : '');
+  const shown =
+    bad
+      .slice(0, 10)
+      .map((b) => b.line)
+      .join(', ') + (bad.length > 10 ? ', …' : '');
   return `${bad.length} unreadable line${bad.length === 1 ? '' : 's'} skipped (line${bad.length === 1 ? '' : 's'} ${shown})`;
 }
 

@@ -48,7 +48,10 @@ function enginesNode(): string | null {
   const root = localProject();
   if (!root) return null;
   try {
-    return (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { engines?: { node?: string } }).engines?.node ?? null;
+    return (
+      (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { engines?: { node?: string } }).engines?.node ??
+      null
+    );
   } catch {
     return null;
   }
@@ -73,23 +76,43 @@ export async function slurmCheck(o: CheckOptions): Promise<CheckReport> {
   try {
     const ping = await slurm.ping();
     const conf = await slurm.config();
-    add('controller', true, `${ping}; cluster ${conf.get('ClusterName') ?? '?'}, Slurm ${conf.get('SLURM_VERSION') ?? '?'}`);
-    add('accounting', true, (await slurm.accounting())
-      ? `on (${conf.get('AccountingStorageType')}): finished jobs are read with sacct`
-      : `off: a finished job is read from scontrol while the controller remembers it (MinJobAge ${conf.get('MinJobAge') ?? '?'}), then from the run's own files`);
+    add(
+      'controller',
+      true,
+      `${ping}; cluster ${conf.get('ClusterName') ?? '?'}, Slurm ${conf.get('SLURM_VERSION') ?? '?'}`,
+    );
+    add(
+      'accounting',
+      true,
+      (await slurm.accounting())
+        ? `on (${conf.get('AccountingStorageType')}): finished jobs are read with sacct`
+        : `off: a finished job is read from scontrol while the controller remembers it (MinJobAge ${conf.get('MinJobAge') ?? '?'}), then from the run's own files`,
+    );
     const p = await slurm.partition(s.partition);
-    add('partition', p.state === 'UP', `${p.name}${p.isDefault ? ' (default)' : ''}: ${p.state}, nodes ${p.nodes}, ${p.totalCpus} CPUs, max time ${p.maxTime}`);
+    add(
+      'partition',
+      p.state === 'UP',
+      `${p.name}${p.isDefault ? ' (default)' : ''}: ${p.state}, nodes ${p.nodes}, ${p.totalCpus} CPUs, max time ${p.maxTime}`,
+    );
   } catch (e) {
     add(checks.some((c) => c.check === 'controller') ? 'partition' : 'controller', false, message(e));
   }
   if (!checks.every((c) => c.ok)) return report();
 
-  const dir = join(o.runsDir, '.slurm-check', `${new Date().toISOString().replace(/\D/g, '').slice(0, 14)}-${randomBytes(3).toString('hex')}`);
+  const dir = join(
+    o.runsDir,
+    '.slurm-check',
+    `${new Date().toISOString().replace(/\D/g, '').slice(0, 14)}-${randomBytes(3).toString('hex')}`,
+  );
   mkdirSync(dir, { recursive: true });
   let job: BatchJob;
   try {
     job = workerJob({ id: 'slurm-check', dir }, o.worker, s, false);
-    add('job request', true, `${sbatchOptions(s).join(' ') || '(cluster defaults)'}: ${await slurm.testOnly(dir, job)}`);
+    add(
+      'job request',
+      true,
+      `${sbatchOptions(s).join(' ') || '(cluster defaults)'}: ${await slurm.testOnly(dir, job)}`,
+    );
   } catch (e) {
     add('job request', false, message(e));
     kept = dir;
@@ -102,10 +125,23 @@ export async function slurmCheck(o: CheckOptions): Promise<CheckReport> {
   return report();
 }
 
-async function probeJob(slurm: Slurm, o: CheckOptions, dir: string, worker: BatchJob, add: (check: string, ok: boolean, detail: string) => void): Promise<void> {
+async function probeJob(
+  slurm: Slurm,
+  o: CheckOptions,
+  dir: string,
+  worker: BatchJob,
+  add: (check: string, ok: boolean, detail: string) => void,
+): Promise<void> {
   const out = join(dir, 'probe.json');
   const [node, ...args] = nodeCommand(o.worker, o.settings).command;
-  const probe: BatchJob = { ...worker, name: 'prh-slurm-check', resources: { ...worker.resources, time: '5' }, requeue: false, command: [node, '-e', PROBE, out, ...args], resume: undefined };
+  const probe: BatchJob = {
+    ...worker,
+    name: 'prh-slurm-check',
+    resources: { ...worker.resources, time: '5' },
+    requeue: false,
+    command: [node, '-e', PROBE, out, ...args],
+    resume: undefined,
+  };
   const waitMs = o.waitMs ?? 300_000;
   const t0 = Date.now();
   const { jobId, output } = await slurm.submit(dir, probe);
@@ -113,18 +149,40 @@ async function probeJob(slurm: Slurm, o: CheckOptions, dir: string, worker: Batc
   if (!j) return add('probe job', false, `job ${jobId} is gone from the controller and there is no accounting to ask`);
   if (!jobEnded(j)) {
     await slurm.cancel(jobId).catch(() => undefined);
-    return add('probe job', false, `job ${jobId} still ${j.state}${j.reason ? ` (${j.reason})` : ''} after ${Math.round(waitMs / 1000)} s; cancelled. Allow more with --wait, or pick a partition that starts sooner`);
+    return add(
+      'probe job',
+      false,
+      `job ${jobId} still ${j.state}${j.reason ? ` (${j.reason})` : ''} after ${Math.round(waitMs / 1000)} s; cancelled. Allow more with --wait, or pick a partition that starts sooner`,
+    );
   }
   if (jobPhase(j) !== 'completed') return add('probe job', false, jobFailure(j, output));
-  add('probe job', true, `job ${jobId} ran on ${j.node ?? '?'} (${((Date.now() - t0) / 1000).toFixed(1)} s from sbatch to done)`);
+  add(
+    'probe job',
+    true,
+    `job ${jobId} ran on ${j.node ?? '?'} (${((Date.now() - t0) / 1000).toFixed(1)} s from sbatch to done)`,
+  );
 
   if (!existsSync(out)) {
-    return add('runs folder shared', false, `the job completed on ${j.node ?? '?'} but its file ${out} is not here: the runs folder must be on a filesystem the nodes share, at the same path`);
+    return add(
+      'runs folder shared',
+      false,
+      `the job completed on ${j.node ?? '?'} but its file ${out} is not here: the runs folder must be on a filesystem the nodes share, at the same path`,
+    );
   }
   const seen = JSON.parse(readFileSync(out, 'utf8')) as Probe;
   add('runs folder shared', true, `${o.runsDir}: written on ${seen.host}, read here`);
   const engines = enginesNode();
-  add('node on the nodes', !engines || nodeSatisfies(seen.node, engines), `${seen.node} on ${seen.host}${engines ? ` (the project needs ${engines})` : ''}`);
+  add(
+    'node on the nodes',
+    !engines || nodeSatisfies(seen.node, engines),
+    `${seen.node} on ${seen.host}${engines ? ` (the project needs ${engines})` : ''}`,
+  );
   const starts = seen.worker.code === 2 && /usage: worker/.test(seen.worker.output);
-  add('project on the nodes', starts, starts ? `${seen.cwd}: the worker starts` : `${seen.cwd}: the worker did not start (exit ${seen.worker.code}):\n${seen.worker.output.trim().split('\n').slice(-12).join('\n')}`);
+  add(
+    'project on the nodes',
+    starts,
+    starts
+      ? `${seen.cwd}: the worker starts`
+      : `${seen.cwd}: the worker did not start (exit ${seen.worker.code}):\n${seen.worker.output.trim().split('\n').slice(-12).join('\n')}`,
+  );
 }

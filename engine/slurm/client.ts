@@ -8,7 +8,15 @@ import { SlurmError, slurmCommand, which, type SlurmEnv } from './command';
 import { SACCT_FIELDS, jobEnded, jobFromSacct, jobFromScontrol, jobPhase, type SlurmJob } from './job';
 import { batchScript, type BatchJob } from './script';
 
-export type Partition = { name: string; isDefault: boolean; state: string; nodes: string; maxTime: string; totalCpus: number; totalNodes: number };
+export type Partition = {
+  name: string;
+  isDefault: boolean;
+  state: string;
+  nodes: string;
+  maxTime: string;
+  totalCpus: number;
+  totalNodes: number;
+};
 export type Submitted = { jobId: string; script: string; output: string }; // output: the job's output file, %j filled in
 
 export class Slurm {
@@ -54,10 +62,26 @@ export class Slurm {
 
   async partitions(): Promise<Partition[]> {
     const { stdout } = await this.run('scontrol', ['show', 'partition', '-o']);
-    return stdout.split('\n').filter((l) => l.startsWith('PartitionName=')).map((l) => {
-      const f = Object.fromEntries(l.trim().split(/\s+/).map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)]));
-      return { name: f.PartitionName, isDefault: f.Default === 'YES', state: f.State, nodes: f.Nodes, maxTime: f.MaxTime, totalCpus: Number(f.TotalCPUs), totalNodes: Number(f.TotalNodes) };
-    });
+    return stdout
+      .split('\n')
+      .filter((l) => l.startsWith('PartitionName='))
+      .map((l) => {
+        const f = Object.fromEntries(
+          l
+            .trim()
+            .split(/\s+/)
+            .map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)]),
+        );
+        return {
+          name: f.PartitionName,
+          isDefault: f.Default === 'YES',
+          state: f.State,
+          nodes: f.Nodes,
+          maxTime: f.MaxTime,
+          totalCpus: Number(f.TotalCPUs),
+          totalNodes: Number(f.TotalNodes),
+        };
+      });
   }
 
   // The named partition, or the cluster's default; an unknown name lists the ones there are.
@@ -66,7 +90,11 @@ export class Slurm {
     const p = name ? all.find((x) => x.name === name) : all.find((x) => x.isDefault);
     if (p) return p;
     const names = all.map((x) => x.name + (x.isDefault ? ' (default)' : '')).join(', ') || 'none';
-    throw new SlurmError(name ? `unknown Slurm partition '${name}': the cluster has ${names}` : `the cluster has no default partition: set slurm.partition (partitions: ${names})`);
+    throw new SlurmError(
+      name
+        ? `unknown Slurm partition '${name}': the cluster has ${names}`
+        : `the cluster has no default partition: set slurm.partition (partitions: ${names})`,
+    );
   }
 
   // Writes the script into `dir` (slurm.sh) and submits it. A rejection carries sbatch's message; one about the
@@ -99,7 +127,10 @@ export class Slurm {
 
   private async withPartitions(err: unknown): Promise<unknown> {
     if (!(err instanceof SlurmError) || !/partition/i.test(err.said)) return err;
-    const names = await this.partitions().then((ps) => ps.map((p) => p.name).join(', '), () => null);
+    const names = await this.partitions().then(
+      (ps) => ps.map((p) => p.name).join(', '),
+      () => null,
+    );
     return names ? new SlurmError(`${err.message} (partitions on this cluster: ${names})`, err.said) : err;
   }
 
@@ -123,7 +154,10 @@ export class Slurm {
   }
 
   // Polls until `until(job)` (default: the job ended) or the time is up; returns the last state seen.
-  async waitFor(id: string, o: { until?: (j: SlurmJob) => boolean; timeoutMs: number; pollMs?: number }): Promise<SlurmJob | null> {
+  async waitFor(
+    id: string,
+    o: { until?: (j: SlurmJob) => boolean; timeoutMs: number; pollMs?: number },
+  ): Promise<SlurmJob | null> {
     const until = o.until ?? jobEnded;
     const end = Date.now() + o.timeoutMs;
     for (;;) {
@@ -163,6 +197,7 @@ export function jobFailure(j: SlurmJob, output: string): string {
   const head = `Slurm job ${j.id} ${j.state}${where}${exit}${why}`;
   if (jobPhase(j) === 'interrupted') return `${head}: the cluster ended it; it can continue from its last checkpoint`;
   const tail = outputTail(output);
-  if (tail === null) return `${head}; no output file ${output} here: is the runs folder on a filesystem the nodes share, at the same path?`;
+  if (tail === null)
+    return `${head}; no output file ${output} here: is the runs folder on a filesystem the nodes share, at the same path?`;
   return tail.length ? `${head}; the end of ${output}:\n${tail.join('\n')}` : `${head}; ${output} is empty`;
 }

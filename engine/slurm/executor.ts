@@ -48,9 +48,17 @@ export class SlurmExecutor implements Executor {
     return this.run(run, true, sink, job.jobId, job.resubmits);
   }
 
-  private run(run: { id: string; dir: string }, resume: boolean, sink: ExecutionSink, jobId: string | null, resubmits: number): Execution {
+  private run(
+    run: { id: string; dir: string },
+    resume: boolean,
+    sink: ExecutionSink,
+    jobId: string | null,
+    resubmits: number,
+  ): Execution {
     const attempt = { cancelled: false, jobId };
-    void this.track(run, resume, sink, attempt, resubmits).catch((e: unknown) => sink.ended({ kind: 'status', status: 'failed', error: message(e) }));
+    void this.track(run, resume, sink, attempt, resubmits).catch((e: unknown) =>
+      sink.ended({ kind: 'status', status: 'failed', error: message(e) }),
+    );
     return {
       cancel: () => {
         attempt.cancelled = true;
@@ -67,14 +75,24 @@ export class SlurmExecutor implements Executor {
   // (recover() and submit() check owners in one pass); a controller that does not answer leaves the heartbeat to tell.
   ownerAlive(r: OwnerRecord): boolean {
     if (!r.jobId) return Date.now() - Date.parse(r.heartbeatAt) < STALE_MS;
-    const out = spawnSync('scontrol', ['show', 'job', '-o', r.jobId], { env: this.o.env ?? process.env, encoding: 'utf8', timeout: 30_000 });
+    const out = spawnSync('scontrol', ['show', 'job', '-o', r.jobId], {
+      env: this.o.env ?? process.env,
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     const line = out.stdout?.split('\n').find((l) => l.startsWith('JobId='));
     if (line) return !jobEnded(jobFromScontrol(line));
     if (/Invalid job id/i.test(out.stderr ?? '')) return false; // forgotten by the controller: long ended
     return Date.now() - Date.parse(r.heartbeatAt) < STALE_MS;
   }
 
-  private async track(run: { id: string; dir: string }, resume: boolean, sink: ExecutionSink, attempt: { cancelled: boolean; jobId: string | null }, resubmitted: number): Promise<void> {
+  private async track(
+    run: { id: string; dir: string },
+    resume: boolean,
+    sink: ExecutionSink,
+    attempt: { cancelled: boolean; jobId: string | null },
+    resubmitted: number,
+  ): Promise<void> {
     const s = this.o.settings;
     const resources = this.o.resources ?? s;
     const maxResubmits = s.maxResubmits ?? 2;
@@ -94,7 +112,9 @@ export class SlurmExecutor implements Executor {
         } catch (e) {
           return sink.ended({ kind: 'status', status: 'failed', error: message(e) });
         }
-        sink.log(`submitted Slurm job ${sub.jobId}${fromCheckpoint ? ' (from the last checkpoint)' : ''}: ${sbatchOptions(resources).join(' ') || 'cluster defaults'}; output ${sub.output}`);
+        sink.log(
+          `submitted Slurm job ${sub.jobId}${fromCheckpoint ? ' (from the last checkpoint)' : ''}: ${sbatchOptions(resources).join(' ') || 'cluster defaults'}; output ${sub.output}`,
+        );
       }
       attempt.jobId = sub.jobId;
       const placed = { jobId: sub.jobId, node: null as string | null, state: 'PENDING', resubmits };
@@ -104,7 +124,7 @@ export class SlurmExecutor implements Executor {
       const output = new OutputFollower(sub.output);
       let last: string | null = null; // the worker's final message in this run of the job
       let failures = 0;
-      let j: SlurmJob | null = null;
+      let j: SlurmJob | null;
       for (;;) {
         await sleep(pollMs);
         try {
@@ -112,7 +132,11 @@ export class SlurmExecutor implements Executor {
           failures = 0;
         } catch (e) {
           if (++failures < READ_FAILURES) continue;
-          return sink.ended({ kind: 'status', status: 'interrupted', error: `the state of Slurm job ${sub.jobId} could not be read ${READ_FAILURES} times in a row: ${message(e)}` });
+          return sink.ended({
+            kind: 'status',
+            status: 'interrupted',
+            error: `the state of Slurm job ${sub.jobId} could not be read ${READ_FAILURES} times in a row: ${message(e)}`,
+          });
         }
         for (const line of output.lines()) {
           if (START_LINE.test(line)) {
@@ -131,7 +155,11 @@ export class SlurmExecutor implements Executor {
         if (!j) {
           // Forgotten by the controller, and no accounting: the worker's last word decides.
           if (last) return sink.ended({ kind: 'exit', code: last === 'failed' ? 1 : 0, signal: null });
-          return sink.ended({ kind: 'status', status: 'failed', error: `Slurm job ${sub.jobId} is gone from the controller without a word from the worker in ${sub.output}` });
+          return sink.ended({
+            kind: 'status',
+            status: 'failed',
+            error: `Slurm job ${sub.jobId} is gone from the controller without a word from the worker in ${sub.output}`,
+          });
         }
         const phase = jobPhase(j);
         if (j.node !== placed.node || j.state !== placed.state) {
@@ -144,8 +172,13 @@ export class SlurmExecutor implements Executor {
       const phase = jobPhase(j);
       if (phase === 'completed') return sink.ended({ kind: 'exit', code: j.exitCode, signal: null });
       if (phase === 'cancelled') {
-        if (attempt.cancelled || last === 'cancelled') return sink.ended({ kind: 'exit', code: j.exitCode, signal: null });
-        return sink.ended({ kind: 'status', status: 'cancelled', error: `Slurm job ${j.id} was cancelled outside the app (scancel) before the worker could stop` });
+        if (attempt.cancelled || last === 'cancelled')
+          return sink.ended({ kind: 'exit', code: j.exitCode, signal: null });
+        return sink.ended({
+          kind: 'status',
+          status: 'cancelled',
+          error: `Slurm job ${j.id} was cancelled outside the app (scancel) before the worker could stop`,
+        });
       }
       if (phase === 'interrupted') {
         const why = jobFailure(j, sub.output);
@@ -155,7 +188,11 @@ export class SlurmExecutor implements Executor {
           sink.log(`${why}; resubmitting (${resubmits} of at most ${maxResubmits})`);
           continue;
         }
-        return sink.ended({ kind: 'status', status: 'interrupted', error: `${why}${maxResubmits ? ` (resubmitted ${resubmits} time(s), slurm.maxResubmits is ${maxResubmits})` : ''}` });
+        return sink.ended({
+          kind: 'status',
+          status: 'interrupted',
+          error: `${why}${maxResubmits ? ` (resubmitted ${resubmits} time(s), slurm.maxResubmits is ${maxResubmits})` : ''}`,
+        });
       }
       // failed: the worker's own message when it sent one (its cause), else Slurm's account and the output's tail
       if (last === 'failed' || last === 'diverged') return sink.ended({ kind: 'exit', code: j.exitCode, signal: null });

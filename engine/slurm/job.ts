@@ -21,7 +21,16 @@ export type SlurmJob = {
 // `interrupted` was ended by the cluster (time limit, preemption, node failure) and is not coming back by itself.
 export type JobPhase = 'pending' | 'running' | 'requeued' | 'completed' | 'failed' | 'cancelled' | 'interrupted';
 
-const WAITING = new Set(['PENDING', 'CONFIGURING', 'SUSPENDED', 'STOPPED', 'RESV_DEL_HOLD', 'REQUEUED', 'REQUEUE_HOLD', 'REQUEUE_FED']);
+const WAITING = new Set([
+  'PENDING',
+  'CONFIGURING',
+  'SUSPENDED',
+  'STOPPED',
+  'RESV_DEL_HOLD',
+  'REQUEUED',
+  'REQUEUE_HOLD',
+  'REQUEUE_FED',
+]);
 const RUNNING = new Set(['RUNNING', 'COMPLETING', 'SIGNALING', 'STAGE_OUT', 'RESIZING']);
 const ENDED_BY_CLUSTER = new Set(['PREEMPTED', 'TIMEOUT', 'NODE_FAIL', 'BOOT_FAIL', 'DEADLINE']);
 
@@ -50,7 +59,8 @@ export function keyValues(line: string): Map<string, string> {
   return out;
 }
 
-const value = (v: string | undefined): string | null => (v === undefined || v === '' || /^(\(null\)|None|Unknown|N\/A|NONE)$/.test(v) ? null : v);
+const value = (v: string | undefined): string | null =>
+  v === undefined || v === '' || /^(\(null\)|None|Unknown|N\/A|NONE)$/.test(v) ? null : v;
 
 function exitOf(v: string | undefined): { exitCode: number | null; signal: number | null } {
   const m = /^(\d+):(\d+)$/.exec(v ?? '');
@@ -62,10 +72,18 @@ export function jobFromScontrol(line: string): SlurmJob {
   const id = kv.get('JobId');
   if (!id) throw new Error(`not a line of scontrol show job -o: ${line.slice(0, 200)}`);
   return {
-    id, name: kv.get('JobName') ?? '', state: (kv.get('JobState') ?? 'UNKNOWN').split(/[\s+]/)[0], reason: value(kv.get('Reason')),
-    node: value(kv.get('BatchHost')) ?? value(kv.get('NodeList')), partition: value(kv.get('Partition')),
-    restarts: Number(kv.get('Restarts') ?? 0), ...exitOf(kv.get('ExitCode')),
-    submitTime: value(kv.get('SubmitTime')), startTime: value(kv.get('StartTime')), endTime: value(kv.get('EndTime')), source: 'scontrol',
+    id,
+    name: kv.get('JobName') ?? '',
+    state: (kv.get('JobState') ?? 'UNKNOWN').split(/[\s+]/)[0],
+    reason: value(kv.get('Reason')),
+    node: value(kv.get('BatchHost')) ?? value(kv.get('NodeList')),
+    partition: value(kv.get('Partition')),
+    restarts: Number(kv.get('Restarts') ?? 0),
+    ...exitOf(kv.get('ExitCode')),
+    submitTime: value(kv.get('SubmitTime')),
+    startTime: value(kv.get('StartTime')),
+    endTime: value(kv.get('EndTime')),
+    source: 'scontrol',
   };
 }
 
@@ -73,11 +91,24 @@ export function jobFromScontrol(line: string): SlurmJob {
 export const SACCT_FIELDS = 'JobIDRaw,JobName,State,Reason,NodeList,Partition,ExitCode,Submit,Start,End';
 
 export function jobFromSacct(text: string): SlurmJob | null {
-  const rows = text.split('\n').filter((l) => l.trim()).map((l) => l.split('|'));
+  const rows = text
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => l.split('|'));
   if (!rows.length) return null;
   const [id, name, state, reason, nodes, partition, exit, submit, start, end] = rows[rows.length - 1];
   return {
-    id, name, state: state.split(' ')[0], reason: value(reason), node: value(nodes), partition: value(partition),
-    restarts: rows.length - 1, ...exitOf(exit), submitTime: value(submit), startTime: value(start), endTime: value(end), source: 'sacct',
+    id,
+    name,
+    state: state.split(' ')[0],
+    reason: value(reason),
+    node: value(nodes),
+    partition: value(partition),
+    restarts: rows.length - 1,
+    ...exitOf(exit),
+    submitTime: value(submit),
+    startTime: value(start),
+    endTime: value(end),
+    source: 'sacct',
   };
 }

@@ -25,7 +25,10 @@ export const shellQuote = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s
 
 // sbatch reads `#SBATCH` lines itself and takes a double-quoted value with spaces, but has no escape for a quote.
 function sbatchValue(s: string, what: string): string {
-  if (/["\r\n\0]/.test(s)) throw new SlurmError(`${what} cannot hold a double quote or a line break for an #SBATCH line: ${JSON.stringify(s)}`);
+  if (/["\r\n\0]/.test(s))
+    throw new SlurmError(
+      `${what} cannot hold a double quote or a line break for an #SBATCH line: ${JSON.stringify(s)}`,
+    );
   return /^[\w@%+=:,./-]+$/.test(s) ? s : `"${s}"`;
 }
 
@@ -81,11 +84,17 @@ const under = (root: string, p: string): boolean => p === root || p.startsWith(r
 // entry with the nodes' Node, run in the project's folder as the nodes see it. Paths and file: URLs into this
 // project are moved onto `project` (same place on a shared filesystem). The desktop app's bundle has no sources,
 // so there the project's own worker entry is run from `project`, which must then be set.
-export function nodeCommand(worker: EntryCommand, s: Pick<SlurmSettings, 'node' | 'project'>): { cwd: string; command: string[] } {
+export function nodeCommand(
+  worker: EntryCommand,
+  s: Pick<SlurmSettings, 'node' | 'project'>,
+): { cwd: string; command: string[] } {
   const node = s.node ?? 'node';
   const local = localProject();
   if (!local || worker.env.ELECTRON_RUN_AS_NODE) {
-    if (!s.project) throw new SlurmError('set slurm.project to the project\'s folder on the nodes: the desktop app does not carry the worker\'s sources');
+    if (!s.project)
+      throw new SlurmError(
+        "set slurm.project to the project's folder on the nodes: the desktop app does not carry the worker's sources",
+      );
     return { cwd: s.project, command: [node, '--import', 'tsx', join('engine', 'worker', 'main.ts')] };
   }
   const remote = s.project ?? local;
@@ -109,7 +118,13 @@ export function workerJob(
 ): BatchJob {
   const { cwd, command } = nodeCommand(worker, s);
   return {
-    name: `prh-${run.id}`, output: join(run.dir, 'slurm-%j.out'), resources, requeue: s.requeue ?? true, setup: s.setup,
-    cwd, command: [...command, run.dir], resume: { flag: '--resume', now: resume },
+    name: `prh-${run.id}`,
+    output: join(run.dir, 'slurm-%j.out'),
+    resources,
+    requeue: s.requeue ?? true,
+    setup: s.setup,
+    cwd,
+    command: [...command, run.dir],
+    resume: { flag: '--resume', now: resume },
   };
 }

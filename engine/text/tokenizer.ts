@@ -29,8 +29,14 @@ const isPunct = (ch: string): boolean => {
   return /\p{P}/u.test(ch);
 };
 const isCjk = (c: number): boolean =>
-  (c >= 0x4e00 && c <= 0x9fff) || (c >= 0x3400 && c <= 0x4dbf) || (c >= 0x20000 && c <= 0x2a6df) || (c >= 0x2a700 && c <= 0x2b73f) ||
-  (c >= 0x2b740 && c <= 0x2b81f) || (c >= 0x2b820 && c <= 0x2ceaf) || (c >= 0xf900 && c <= 0xfaff) || (c >= 0x2f800 && c <= 0x2fa1f);
+  (c >= 0x4e00 && c <= 0x9fff) ||
+  (c >= 0x3400 && c <= 0x4dbf) ||
+  (c >= 0x20000 && c <= 0x2a6df) ||
+  (c >= 0x2a700 && c <= 0x2b73f) ||
+  (c >= 0x2b740 && c <= 0x2b81f) ||
+  (c >= 0x2b820 && c <= 0x2ceaf) ||
+  (c >= 0xf900 && c <= 0xfaff) ||
+  (c >= 0x2f800 && c <= 0x2fa1f);
 
 // BertNormalizer (clean text, CJK spacing, lowercase, strip accents) + BertPreTokenizer (whitespace and punctuation).
 export function preTokenize(text: string, lowercase = true, stripAccents = true): string[] {
@@ -61,8 +67,9 @@ function wordPieces(tk: Tokenizer, word: string): number[] {
   const chars = [...word];
   if (chars.length > tk.maxCharsPerWord) return [tk.unk];
   const out: number[] = [];
-  for (let start = 0; start < chars.length; ) {
-    let end = chars.length, id = -1;
+  for (let start = 0; start < chars.length;) {
+    let end = chars.length,
+      id = -1;
     for (; end > start; end--) {
       const piece = (start > 0 ? tk.prefix : '') + chars.slice(start, end).join('');
       const i = tk.ids.get(piece);
@@ -89,9 +96,14 @@ export function captionIds(tk: Tokenizer, text: string, maxLen: number): number[
   return ids.length ? ids : [tk.unk];
 }
 
-export const decodeIds = (tk: Tokenizer, ids: ArrayLike<number>): string[] => Array.from(ids, (i) => tk.vocab[i] ?? '[?]');
+export const decodeIds = (tk: Tokenizer, ids: ArrayLike<number>): string[] =>
+  Array.from(ids, (i) => tk.vocab[i] ?? '[?]');
 
-function build(vocab: string[], opts: { lowercase: boolean; stripAccents: boolean; prefix: string; maxCharsPerWord: number; unk: string }, source: string): Tokenizer {
+function build(
+  vocab: string[],
+  opts: { lowercase: boolean; stripAccents: boolean; prefix: string; maxCharsPerWord: number; unk: string },
+  source: string,
+): Tokenizer {
   const ids = new Map(vocab.map((t, i) => [t, i]));
   const need = (t: string) => {
     const i = ids.get(t);
@@ -99,7 +111,16 @@ function build(vocab: string[], opts: { lowercase: boolean; stripAccents: boolea
     return i;
   };
   const { unk, ...rest } = opts;
-  return { vocab, ids, pad: need('[PAD]'), unk: need(unk), cls: need('[CLS]'), sep: need('[SEP]'), mask: need('[MASK]'), ...rest };
+  return {
+    vocab,
+    ids,
+    pad: need('[PAD]'),
+    unk: need(unk),
+    cls: need('[CLS]'),
+    sep: need('[SEP]'),
+    mask: need('[MASK]'),
+    ...rest,
+  };
 }
 
 // Training as Hugging Face's WordPieceTrainer does it (a BPE trainer with the '##' prefix): start from characters,
@@ -136,8 +157,10 @@ export function trainWordPiece(texts: Iterable<string>, vocabSize: number, minFr
   };
   symbols.forEach((_, wi) => addPairs(wi, 1));
   while (vocab.length < vocabSize) {
-    let best = '', bestCount = 0;
-    for (const [k, c] of pairCount) if (c > bestCount || (c === bestCount && c > 0 && k < best)) [best, bestCount] = [k, c];
+    let best = '',
+      bestCount = 0;
+    for (const [k, c] of pairCount)
+      if (c > bestCount || (c === bestCount && c > 0 && k < best)) [best, bestCount] = [k, c];
     if (bestCount < minFrequency) break;
     const [a, b] = best.split(' ');
     const merged = a + b.replace(/^##/, '');
@@ -157,7 +180,11 @@ export function trainWordPiece(texts: Iterable<string>, vocabSize: number, minFr
     pairWords.delete(best);
     pairCount.delete(best);
   }
-  return build(vocab, { lowercase: true, stripAccents: true, prefix: '##', maxCharsPerWord: 100, unk: '[UNK]' }, 'trained tokenizer');
+  return build(
+    vocab,
+    { lowercase: true, stripAccents: true, prefix: '##', maxCharsPerWord: 100, unk: '[UNK]' },
+    'trained tokenizer',
+  );
 }
 
 // The subset of HF tokenizer.json this reads: a WordPiece model with a BertNormalizer.
@@ -179,11 +206,22 @@ export function loadTokenizer(path: string): Tokenizer {
   const { model, normalizer } = readJson(path, HfTokenizerJson, 'a Hugging Face tokenizer.json with a WordPiece model');
   const vocab: string[] = [];
   for (const [tok, id] of Object.entries(model.vocab)) vocab[id] = tok;
-  for (let i = 0; i < vocab.length; i++) if (vocab[i] === undefined) throw new InputError(`${path}: vocabulary has no token with id ${i}`);
+  for (let i = 0; i < vocab.length; i++)
+    if (vocab[i] === undefined) throw new InputError(`${path}: vocabulary has no token with id ${i}`);
   const lowercase = normalizer?.lowercase ?? true;
   // HF: strip_accents null means "follow lowercase"
   const stripAccents = normalizer?.strip_accents ?? lowercase;
-  return build(vocab, { lowercase, stripAccents, prefix: model.continuing_subword_prefix, maxCharsPerWord: model.max_input_chars_per_word, unk: model.unk_token }, path);
+  return build(
+    vocab,
+    {
+      lowercase,
+      stripAccents,
+      prefix: model.continuing_subword_prefix,
+      maxCharsPerWord: model.max_input_chars_per_word,
+      unk: model.unk_token,
+    },
+    path,
+  );
 }
 
 // Writes the HF layout (normalizer, pre-tokenizer, WordPiece model, special tokens) so HF can load it too.
@@ -193,19 +231,48 @@ export function saveTokenizer(tk: Tokenizer, path: string): void {
     version: '1.0',
     truncation: null,
     padding: null,
-    added_tokens: specials.map((id) => ({ id, content: tk.vocab[id], single_word: false, lstrip: false, rstrip: false, normalized: false, special: true })),
-    normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: tk.stripAccents, lowercase: tk.lowercase },
+    added_tokens: specials.map((id) => ({
+      id,
+      content: tk.vocab[id],
+      single_word: false,
+      lstrip: false,
+      rstrip: false,
+      normalized: false,
+      special: true,
+    })),
+    normalizer: {
+      type: 'BertNormalizer',
+      clean_text: true,
+      handle_chinese_chars: true,
+      strip_accents: tk.stripAccents,
+      lowercase: tk.lowercase,
+    },
     pre_tokenizer: { type: 'BertPreTokenizer' },
     post_processor: {
       type: 'TemplateProcessing',
-      single: [{ SpecialToken: { id: '[CLS]', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '[SEP]', type_id: 0 } }],
-      pair: [
-        { SpecialToken: { id: '[CLS]', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '[SEP]', type_id: 0 } },
-        { Sequence: { id: 'B', type_id: 1 } }, { SpecialToken: { id: '[SEP]', type_id: 1 } },
+      single: [
+        { SpecialToken: { id: '[CLS]', type_id: 0 } },
+        { Sequence: { id: 'A', type_id: 0 } },
+        { SpecialToken: { id: '[SEP]', type_id: 0 } },
       ],
-      special_tokens: Object.fromEntries(['[CLS]', '[SEP]'].map((t) => [t, { id: t, ids: [tk.ids.get(t)], tokens: [t] }])),
+      pair: [
+        { SpecialToken: { id: '[CLS]', type_id: 0 } },
+        { Sequence: { id: 'A', type_id: 0 } },
+        { SpecialToken: { id: '[SEP]', type_id: 0 } },
+        { Sequence: { id: 'B', type_id: 1 } },
+        { SpecialToken: { id: '[SEP]', type_id: 1 } },
+      ],
+      special_tokens: Object.fromEntries(
+        ['[CLS]', '[SEP]'].map((t) => [t, { id: t, ids: [tk.ids.get(t)], tokens: [t] }]),
+      ),
     },
     decoder: { type: 'WordPiece', prefix: tk.prefix, cleanup: true },
-    model: { type: 'WordPiece', unk_token: tk.vocab[tk.unk], continuing_subword_prefix: tk.prefix, max_input_chars_per_word: tk.maxCharsPerWord, vocab: Object.fromEntries(tk.vocab.map((t, i) => [t, i])) },
+    model: {
+      type: 'WordPiece',
+      unk_token: tk.vocab[tk.unk],
+      continuing_subword_prefix: tk.prefix,
+      max_input_chars_per_word: tk.maxCharsPerWord,
+      vocab: Object.fromEntries(tk.vocab.map((t, i) => [t, i])),
+    },
   });
 }

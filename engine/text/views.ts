@@ -24,7 +24,14 @@ export type SpecialIds = { cls: number; sep: number; mask: number };
 
 // Span: frac ~ U(lo, hi), L = max(1, round(frac·len)), start ~ U{0..len−L}. Mask: Bernoulli(rate) per token,
 // never every token (one uniformly chosen token is then kept).
-export function cutView(rng: Draw, tokens: readonly number[], caption: number, span: readonly [number, number], maskRate: number, sp: SpecialIds): View {
+export function cutView(
+  rng: Draw,
+  tokens: readonly number[],
+  caption: number,
+  span: readonly [number, number],
+  maskRate: number,
+  sp: SpecialIds,
+): View {
   const n = tokens.length;
   const frac = span[0] + (span[1] - span[0]) * rng.uniform();
   const length = Math.min(n, Math.max(1, Math.round(frac * n)));
@@ -38,7 +45,13 @@ export function cutView(rng: Draw, tokens: readonly number[], caption: number, s
 }
 
 // captions: token ids of every caption of one photo (no [CLS]/[SEP]). Returns globals first, then locals.
-export function makeViews(rng: Draw, captions: readonly (readonly number[])[], arm: ViewArm, cfg: ViewConfig, sp: SpecialIds): View[] {
+export function makeViews(
+  rng: Draw,
+  captions: readonly (readonly number[])[],
+  arm: ViewArm,
+  cfg: ViewConfig,
+  sp: SpecialIds,
+): View[] {
   const V = cfg.globals + cfg.locals;
   const single = arm === 'bad' ? rng.int(0, captions.length - 1) : -1;
   const views: View[] = [];

@@ -7,7 +7,10 @@ export const MIN_VOCAB = 1000; // the world's size: below this the chosen size c
 export const MAX_VOCAB = 30522; // BERT's
 
 /** Specials + the alphabet + every word seen at least `minFrequency` times (each can become a whole token). */
-export function corpusVocabSize(texts: Iterable<string>, minFrequency = 2): { size: number; words: number; frequentWords: number } {
+export function corpusVocabSize(
+  texts: Iterable<string>,
+  minFrequency = 2,
+): { size: number; words: number; frequentWords: number } {
   const counts = new Map<string, number>();
   const alphabet = new Set<string>();
   for (const t of texts)
@@ -20,11 +23,21 @@ export function corpusVocabSize(texts: Iterable<string>, minFrequency = 2): { si
   return { size, words: counts.size, frequentWords };
 }
 
-export type Coverage = { tokens: number; unknown: number; unknownShare: number; words: number; splitWords: number; splitShare: number };
+export type Coverage = {
+  tokens: number;
+  unknown: number;
+  unknownShare: number;
+  words: number;
+  splitWords: number;
+  splitShare: number;
+};
 
 /** [UNK] tokens among all tokens, and words cut into more than one piece, over `texts`. */
 export function vocabCoverage(tk: Tokenizer, texts: Iterable<string>): Coverage {
-  let tokens = 0, unknown = 0, words = 0, splitWords = 0;
+  let tokens = 0,
+    unknown = 0,
+    words = 0,
+    splitWords = 0;
   for (const t of texts) {
     for (const w of preTokenize(t, tk.lowercase, tk.stripAccents)) {
       const ids = encodeText(tk, w);
@@ -34,5 +47,12 @@ export function vocabCoverage(tk: Tokenizer, texts: Iterable<string>): Coverage 
       for (const id of ids) if (id === tk.unk) unknown++;
     }
   }
-  return { tokens, unknown, unknownShare: tokens ? unknown / tokens : 0, words, splitWords, splitShare: words ? splitWords / words : 0 };
+  return {
+    tokens,
+    unknown,
+    unknownShare: tokens ? unknown / tokens : 0,
+    words,
+    splitWords,
+    splitShare: words ? splitWords / words : 0,
+  };
 }

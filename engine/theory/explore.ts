@@ -7,7 +7,6 @@ import { rhoGrid } from './grid';
 import { ExploreParams, type ExploreResult } from '../../shared/theory';
 import { parseParams } from './params';
 
-
 export function explore(input: unknown): ExploreResult {
   const params = parseParams(ExploreParams, input, 'theory explore');
   const { n, k, m, rho } = params;

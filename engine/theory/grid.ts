@@ -6,8 +6,6 @@ import { prepareProp3, prop3Point, uniformNuisance } from './prop3';
 import { Prop3GridParams, type Prop3Row, type Prop3Summary } from '../../shared/theory';
 import { parseParams } from './params';
 
-
-
 export type Prop3GridResult = { params: Prop3GridParams; rows: Prop3Row[]; summary: Prop3Summary };
 
 export type Prop3GridHooks = {
@@ -59,6 +57,11 @@ export function summarizeProp3(rows: Prop3Row[]): Prop3Summary {
     aboveMaxAbsErrMinus2r: maxAbs(above.map((r) => r.error - 2 * r.r)),
     rFormulaMismatches: rows.filter((r) => r.r !== r.rFormula).length,
     ties: rows.filter((r) => r.tie).length,
-    rhoOne: { rows: one.length, world: one.map((r) => r.world), r: one.map((r) => r.r), error: one.map((r) => r.error) },
+    rhoOne: {
+      rows: one.length,
+      world: one.map((r) => r.world),
+      r: one.map((r) => r.r),
+      error: one.map((r) => r.error),
+    },
   };
 }

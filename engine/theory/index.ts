@@ -1,7 +1,18 @@
 // Public entry of the finite-world theory (docs/reference.md#theory): worlds, the spectral core, Props 1-3, Thms 1 and 3, the Prop 3 grid.
 export { TheoryRng } from './rng';
 export { type World, worldFromJoint, uniformWorld, clusteredWorld, tiedWorld, makeWorld, kernel } from './world';
-export { TIE_TOL, type Spectrum, type TopK, type Preference, complementBasis, nontrivialSpectrum, clusters, canonicalBasis, orderByPreference, topK } from './spectral';
+export {
+  TIE_TOL,
+  type Spectrum,
+  type TopK,
+  type Preference,
+  complementBasis,
+  nontrivialSpectrum,
+  clusters,
+  canonicalBasis,
+  orderByPreference,
+  topK,
+} from './spectral';
 export { type WhitenedOptimum, type Prop1Result, checkK, whitenedOptimum, pairLoss, prop1 } from './prop1';
 export { crossMoment, nuclearNorm, rotationError, procrustes, rotateRows } from './procrustes';
 export {

@@ -19,7 +19,18 @@ export const prop3Job: Job<TheoryProp3Config> = async (ctx) => {
     if (ctx.signal.aborted) throw new Cancelled('cancelled');
     const worldRows = prop3World(params, w);
     // x = row index over the whole grid, so a world recomputed after a kill replaces its earlier lines.
-    worldRows.forEach((r, j) => ctx.metric('prop3', w * params.grid + j, { world: r.world, rho: r.rho, alphaK: r.alphaK, beta1: r.beta1, r: r.r, rFormula: r.rFormula, error: r.error, tie: r.tie ? 1 : 0 }));
+    worldRows.forEach((r, j) =>
+      ctx.metric('prop3', w * params.grid + j, {
+        world: r.world,
+        rho: r.rho,
+        alphaK: r.alphaK,
+        beta1: r.beta1,
+        r: r.r,
+        rFormula: r.rFormula,
+        error: r.error,
+        tie: r.tie ? 1 : 0,
+      }),
+    );
     rows.push(...worldRows);
     ctx.checkpoint.save<Checkpoint>({ nextWorld: w + 1, rows });
     ctx.progress(w + 1, params.worlds, 'worlds');
@@ -27,7 +38,12 @@ export const prop3Job: Job<TheoryProp3Config> = async (ctx) => {
   }
   const summary = summarizeProp3(rows);
   const header = 'world,rho,alpha_k,beta_1,r,r_formula,error,tie';
-  writeFileAtomic(ctx.path('artifacts', 'prop3-rows.csv'), [header, ...rows.map((r) => [r.world, r.rho, r.alphaK, r.beta1, r.r, r.rFormula, r.error, r.tie].join(','))].join('\n') + '\n');
+  writeFileAtomic(
+    ctx.path('artifacts', 'prop3-rows.csv'),
+    [header, ...rows.map((r) => [r.world, r.rho, r.alphaK, r.beta1, r.r, r.rFormula, r.error, r.tie].join(','))].join(
+      '\n',
+    ) + '\n',
+  );
   writeJsonAtomic(ctx.path('artifacts', 'summary.json'), summary);
   return { status: 'done', result: summary };
 };

@@ -14,10 +14,10 @@ export function crossMoment(f: Matrix, g: Matrix, w: ArrayLike<number>): Matrix 
 }
 
 export function nuclearNorm(M: Matrix): number {
-  return new SingularValueDecomposition(M, { computeLeftSingularVectors: false, computeRightSingularVectors: false }).diagonal.reduce(
-    (a, x) => a + x,
-    0,
-  );
+  return new SingularValueDecomposition(M, {
+    computeLeftSingularVectors: false,
+    computeRightSingularVectors: false,
+  }).diagonal.reduce((a, x) => a + x, 0);
 }
 
 // min over orthogonal Q of E_w||Q f - f*||^2 = E||f||^2 + E||f*||^2 - 2||E[f* f^T]||_* (equal widths k);

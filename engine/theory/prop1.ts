@@ -14,7 +14,10 @@ export type WhitenedOptimum = {
 
 export function checkK(k: number, n: number): void {
   if (!Number.isInteger(k) || k < 1) throw new InputError(`k = ${k}: expected an integer >= 1`);
-  if (k > n - 1) throw new InputError(`k = ${k} but a world with n = ${n} states has at most n - 1 = ${n - 1} non-trivial directions`);
+  if (k > n - 1)
+    throw new InputError(
+      `k = ${k} but a world with n = ${n} states has at most n - 1 = ${n - 1} non-trivial directions`,
+    );
 }
 
 export function whitenedOptimum(world: World, k: number, spectrum?: Spectrum): WhitenedOptimum {
@@ -22,7 +25,8 @@ export function whitenedOptimum(world: World, k: number, spectrum?: Spectrum): W
   const spec = spectrum ?? nontrivialSpectrum(kernel(world), world.pi.map(Math.sqrt));
   const top = topK(spec, k);
   const f = new Matrix(world.n, k);
-  for (let s = 0; s < world.n; s++) for (let a = 0; a < k; a++) f.set(s, a, top.vectors.get(s, a) / Math.sqrt(world.pi[s]));
+  for (let s = 0; s < world.n; s++)
+    for (let a = 0; a < k; a++) f.set(s, a, top.vectors.get(s, a) / Math.sqrt(world.pi[s]));
   return { spectrum: spec, f, gap: top.gap, unique: top.unique, tie: top.tie };
 }
 
@@ -55,5 +59,14 @@ export function prop1(world: World, k: number): Prop1Result {
   const opt = whitenedOptimum(world, k);
   const mu = Array.from(opt.spectrum.values);
   const lossFormula = 2 * (k - mu.slice(0, k).reduce((a, x) => a + x, 0));
-  return { n: world.n, k, mu, gap: opt.gap, unique: opt.unique, tie: opt.tie, loss: pairLoss(world, opt.f), lossFormula };
+  return {
+    n: world.n,
+    k,
+    mu,
+    gap: opt.gap,
+    unique: opt.unique,
+    tie: opt.tie,
+    loss: pairLoss(world, opt.f),
+    lossFormula,
+  };
 }

@@ -18,7 +18,6 @@ export function randomOrthogonal(rng: TheoryRng, k: number): Matrix {
   return Q;
 }
 
-
 export function prop2Demo(input: unknown): Prop2Demo {
   const params = parseParams(Prop2Params, input, 'theory prop2');
   const { n, k } = params;
@@ -26,7 +25,8 @@ export function prop2Demo(input: unknown): Prop2Demo {
   const rng = TheoryRng.stream(params.seed, 0);
   const world = makeWorld(rng, n, k, params);
   const f = whitenedOptimum(world, k).f; // [n, k]
-  const mean = (g: Matrix) => Array.from({ length: k }, (_, a) => world.pi.reduce((acc, p, s) => acc + p * g.get(s, a), 0));
+  const mean = (g: Matrix) =>
+    Array.from({ length: k }, (_, a) => world.pi.reduce((acc, p, s) => acc + p * g.get(s, a), 0));
   const mean0 = mean(f);
   const cov0 = crossMoment(f, f, world.pi);
   const Qs = Array.from({ length: params.rotations }, () => randomOrthogonal(rng, k));
@@ -43,13 +43,17 @@ export function prop2Demo(input: unknown): Prop2Demo {
   const Y = rotateRows(X, Q);
   const kPairs = {
     states,
-    minSingularValue: Math.sqrt(Math.max(0, new EigenvalueDecomposition(X.transpose().mmul(X), { assumeSymmetric: true }).realEigenvalues[0])),
+    minSingularValue: Math.sqrt(
+      Math.max(0, new EigenvalueDecomposition(X.transpose().mmul(X), { assumeSymmetric: true }).realEigenvalues[0]),
+    ),
     recoveryMaxAbsError: procrustes(X, Y).sub(Q).abs().max(),
   };
   // k - 1 pairs: the unit normal v of their span is free, so Q R with R = I - 2 v v^T fits them exactly as well.
   const X1 = X.subMatrix(0, k - 2, 0, k - 1);
   const Y1 = Y.subMatrix(0, k - 2, 0, k - 1);
-  const v = new EigenvalueDecomposition(X1.transpose().mmul(X1), { assumeSymmetric: true }).eigenvectorMatrix.getColumnVector(0);
+  const v = new EigenvalueDecomposition(X1.transpose().mmul(X1), {
+    assumeSymmetric: true,
+  }).eigenvectorMatrix.getColumnVector(0);
   const R = Matrix.eye(k).sub(v.mmul(v.transpose()).mul(2));
   const Q2 = Q.mmul(R);
   const heldOut = Array.from({ length: n }, (_, s) => s).filter((s) => !states.slice(0, k - 1).includes(s));

@@ -5,7 +5,15 @@
 import { Matrix } from 'ml-matrix';
 import { InputError } from '../errors';
 import { kernel, type World } from './world';
-import { clusters, columns, nontrivialSpectrum, orderByPreference, topK, type Preference, type Spectrum } from './spectral';
+import {
+  clusters,
+  columns,
+  nontrivialSpectrum,
+  orderByPreference,
+  topK,
+  type Preference,
+  type Spectrum,
+} from './spectral';
 import { whitenedOptimum } from './prop1';
 import { nuclearNorm } from './procrustes';
 
@@ -60,30 +68,50 @@ export function prepareProp3(world: World, nuisance: Nuisance, k: number): Prop3
   const sqNu = nu.map(Math.sqrt);
   const sqPi = world.pi.map(Math.sqrt);
   const target = new Matrix(n * m, k);
-  for (let s = 0; s < n; s++) for (let u = 0; u < m; u++) for (let a = 0; a < k; a++) target.set(s * m + u, a, opt.spectrum.vectors.get(s, a) * sqNu[u]);
+  for (let s = 0; s < n; s++)
+    for (let u = 0; u < m; u++)
+      for (let a = 0; a < k; a++) target.set(s * m + u, a, opt.spectrum.vectors.get(s, a) * sqNu[u]);
   // Sums over the other factor instead of multiplying by [n m, n] / [n m, m] bases: same numbers, no big products.
   const worldOnly: Preference = (C) => {
     const M = new Matrix(n, C.columns);
-    for (let s = 0; s < n; s++) for (let u = 0; u < m; u++) for (let c = 0; c < C.columns; c++) M.set(s, c, M.get(s, c) + sqNu[u] * C.get(s * m + u, c));
+    for (let s = 0; s < n; s++)
+      for (let u = 0; u < m; u++)
+        for (let c = 0; c < C.columns; c++) M.set(s, c, M.get(s, c) + sqNu[u] * C.get(s * m + u, c));
     return M;
   };
   const nuisanceOnly: Preference = (C) => {
     const M = new Matrix(m, C.columns);
-    for (let s = 0; s < n; s++) for (let u = 0; u < m; u++) for (let c = 0; c < C.columns; c++) M.set(u, c, M.get(u, c) + sqPi[s] * C.get(s * m + u, c));
+    for (let s = 0; s < n; s++)
+      for (let u = 0; u < m; u++)
+        for (let c = 0; c < C.columns; c++) M.set(u, c, M.get(u, c) + sqPi[s] * C.get(s * m + u, c));
     return M;
   };
   const alpha = opt.spectrum.values;
-  return { world, nuisance, k, spectrum: opt.spectrum, alpha, worldUnique: opt.unique, target, worldOnly, nuisanceOnly };
+  return {
+    world,
+    nuisance,
+    k,
+    spectrum: opt.spectrum,
+    alpha,
+    worldUnique: opt.unique,
+    target,
+    worldOnly,
+    nuisanceOnly,
+  };
 }
 
 // S_N: [m, m] normalised nuisance kernel of diag(nu)(rho I + (1 - rho) 1 nu^T).
 export function nuisanceKernel(nuisance: Nuisance, rho: number): Matrix {
   const sq = nuisance.nu.map(Math.sqrt);
-  return Matrix.from1DArray(nuisance.m, nuisance.m, Array.from({ length: nuisance.m ** 2 }, (_, i) => {
-    const u = Math.floor(i / nuisance.m);
-    const v = i % nuisance.m;
-    return (u === v ? rho : 0) + (1 - rho) * sq[u] * sq[v];
-  }));
+  return Matrix.from1DArray(
+    nuisance.m,
+    nuisance.m,
+    Array.from({ length: nuisance.m ** 2 }, (_, i) => {
+      const u = Math.floor(i / nuisance.m);
+      const v = i % nuisance.m;
+      return (u === v ? rho : 0) + (1 - rho) * sq[u] * sq[v];
+    }),
+  );
 }
 
 export function prop3Point(prep: Prop3World, rho: number, method: Prop3Method = 'kronecker'): Prop3Point {
@@ -108,7 +136,11 @@ export function prop3Point(prep: Prop3World, rho: number, method: Prop3Method = 
   };
 }
 
-export type Prop3Directions = { vectors: Matrix /* [n m, k] sqrt-weighted, orthonormal */; tie: boolean; beta1: number };
+export type Prop3Directions = {
+  vectors: Matrix /* [n m, k] sqrt-weighted, orthonormal */;
+  tie: boolean;
+  beta1: number;
+};
 
 // The top-k non-trivial directions of the joint kernel at this rho. Tie rule inside an eigenspace that straddles the
 // k boundary: world-only directions first, then nuisance-only (u alone) before mixed, then the canonical basis.
@@ -125,7 +157,8 @@ function jointTopK(prep: Prop3World, rho: number, prefer: Preference[]): { vecto
   const SW = kernel(world);
   const SN = nuisanceKernel(nuisance, rho);
   const v = new Float64Array(world.n * nuisance.m);
-  for (let s = 0; s < world.n; s++) for (let u = 0; u < nuisance.m; u++) v[s * nuisance.m + u] = Math.sqrt(world.pi[s] * nuisance.nu[u]);
+  for (let s = 0; s < world.n; s++)
+    for (let u = 0; u < nuisance.m; u++) v[s * nuisance.m + u] = Math.sqrt(world.pi[s] * nuisance.nu[u]);
   return topK(nontrivialSpectrum(SW.kroneckerProduct(SN), v), prep.k, prefer);
 }
 

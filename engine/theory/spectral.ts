@@ -98,7 +98,8 @@ export function orderByPreference(C: Matrix, prefer: Preference[]): Matrix {
   const overlap = order.map((i) => asc[i]);
   const rotated = C.mmul(new Matrix(order.map((i) => evd.eigenvectorMatrix.getColumn(i))).transpose());
   const out = rotated.clone();
-  for (const [start, end] of clusters(overlap)) setColumns(out, start, orderByPreference(columns(rotated, start, end), prefer.slice(1)));
+  for (const [start, end] of clusters(overlap))
+    setColumns(out, start, orderByPreference(columns(rotated, start, end), prefer.slice(1)));
   return out;
 }
 
@@ -117,7 +118,8 @@ export function topK(spec: Spectrum, k: number, prefer: Preference[] = []): TopK
   const [start, end] = clusters(spec.values).find(([s, e]) => s < k && k <= e) ?? [k, k];
   const tie = end > k;
   const vectors = columns(spec.vectors, 0, k);
-  if (tie) setColumns(vectors, start, columns(orderByPreference(columns(spec.vectors, start, end), prefer), 0, k - start));
+  if (tie)
+    setColumns(vectors, start, columns(orderByPreference(columns(spec.vectors, start, end), prefer), 0, k - start));
   return { vectors, values: spec.values.slice(0, k), gap, unique: gap === null || gap > TIE_TOL, tie };
 }
 

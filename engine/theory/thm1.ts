@@ -31,8 +31,11 @@ export function solveModality(world: World, rendering: Rendering, k: number): Mo
   const { n, W } = world;
   const size = rendering.size;
   const joint = new Float64Array(size * size); // W_obs[r(s), r(t)] = W[s, t]
-  for (let s = 0; s < n; s++) for (let t = 0; t < n; t++) joint[rendering.map[s] * size + rendering.map[t]] = W[s * n + t];
-  const mass = Array.from({ length: size }, (_, x) => joint.subarray(x * size, (x + 1) * size).reduce((a, w) => a + w, 0));
+  for (let s = 0; s < n; s++)
+    for (let t = 0; t < n; t++) joint[rendering.map[s] * size + rendering.map[t]] = W[s * n + t];
+  const mass = Array.from({ length: size }, (_, x) =>
+    joint.subarray(x * size, (x + 1) * size).reduce((a, w) => a + w, 0),
+  );
   const support = mass.flatMap((p, x) => (p > 0 ? [x] : []));
   const o = support.length;
   const restricted = new Float64Array(o * o);
@@ -47,9 +50,12 @@ export function onStates(mod: Modality, f: Matrix): Matrix {
   return new Matrix(mod.row.map((i) => f.getRow(i)));
 }
 
-
-
-export function thm1Case(world: World, k: number, rA: Rendering, rB: Rendering): { result: Thm1Case; A: Modality; B: Modality } {
+export function thm1Case(
+  world: World,
+  k: number,
+  rA: Rendering,
+  rB: Rendering,
+): { result: Thm1Case; A: Modality; B: Modality } {
   const A = solveModality(world, rA, k);
   const B = solveModality(world, rB, k);
   const fA = onStates(A, A.optimum.f);

@@ -27,19 +27,26 @@ export function thm3Floor(world: World, nuisance: Nuisance, f: Matrix, fStar: Ma
   const { m, nu } = nuisance;
   const k = f.columns;
   if (f.rows !== n * m || fStar.rows !== n || fStar.columns !== k) {
-    throw new InputError(`thm3Floor: expected f [${n * m}, ${k}] and f* [${n}, ${k}], got [${f.rows}, ${k}] and [${fStar.rows}, ${fStar.columns}]`);
+    throw new InputError(
+      `thm3Floor: expected f [${n * m}, ${k}] and f* [${n}, ${k}], got [${f.rows}, ${k}] and [${fStar.rows}, ${fStar.columns}]`,
+    );
   }
   const w = Float64Array.from({ length: n * m }, (_, x) => pi[Math.floor(x / m)] * nu[x % m]);
   const ones = Matrix.ones(n * m, 1);
   const meanDev = crossMoment(f, ones, w).abs().max();
   const covDev = crossMoment(f, f, w).sub(Matrix.eye(k)).abs().max();
   if (meanDev > WHITE_TOL || covDev > WHITE_TOL) {
-    throw new InputError(`thm3Floor: f is not whitened (max |E f| = ${meanDev}, max |E f f^T - I| = ${covDev}, tolerance ${WHITE_TOL})`);
+    throw new InputError(
+      `thm3Floor: f is not whitened (max |E f| = ${meanDev}, max |E f f^T - I| = ${covDev}, tolerance ${WHITE_TOL})`,
+    );
   }
   const g = new Matrix(n, k); // g(s) = E[f | s] = sum_u nu_u f(s, u)
-  for (let s = 0; s < n; s++) for (let u = 0; u < m; u++) for (let a = 0; a < k; a++) g.set(s, a, g.get(s, a) + nu[u] * f.get(s * m + u, a));
+  for (let s = 0; s < n; s++)
+    for (let u = 0; u < m; u++) for (let a = 0; a < k; a++) g.set(s, a, g.get(s, a) + nu[u] * f.get(s * m + u, a));
   const M = crossMoment(g, g, pi);
-  const lambda = new EigenvalueDecomposition(Matrix.add(M, M.transpose()).div(2), { assumeSymmetric: true }).realEigenvalues
+  const lambda = new EigenvalueDecomposition(Matrix.add(M, M.transpose()).div(2), {
+    assumeSymmetric: true,
+  }).realEigenvalues
     .map((x) => Math.max(0, x))
     .sort((a, b) => b - a);
   const eta = M.trace() / k;
@@ -68,7 +75,8 @@ export function thm3Demo(input: unknown): Thm3Demo {
   const params = parseParams(Thm3Params, input, 'theory thm3');
   const { n, k, m } = params;
   checkK(k, n);
-  if (k > m - 1) throw new InputError(`theory thm3: k = ${k} needs m >= k + 1 = ${k + 1} for the blend case, got m = ${m}`);
+  if (k > m - 1)
+    throw new InputError(`theory thm3: k = ${k} needs m >= k + 1 = ${k + 1} for the blend case, got m = ${m}`);
   const rng = TheoryRng.stream(params.seed, 0);
   const world = makeWorld(rng, n, k, params);
   const nuisance = uniformNuisance(m);
@@ -97,7 +105,9 @@ export function thm3Demo(input: unknown): Thm3Demo {
   const h = unweight(new QrDecomposition(H).orthogonalMatrix);
   for (const t of [0.3, 0.8, 1.3]) {
     const f = new Matrix(n * m, k);
-    for (let x = 0; x < n * m; x++) for (let a = 0; a < k; a++) f.set(x, a, Math.cos(t) * fStar.get(Math.floor(x / m), a) + Math.sin(t) * h.get(x, a));
+    for (let x = 0; x < n * m; x++)
+      for (let a = 0; a < k; a++)
+        f.set(x, a, Math.cos(t) * fStar.get(Math.floor(x / m), a) + Math.sin(t) * h.get(x, a));
     add(`blend t=${t}`, f);
   }
   const prep = prepareProp3(world, nuisance, k);

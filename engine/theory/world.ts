@@ -17,8 +17,10 @@ export function worldFromJoint(W: Float64Array, n: number, where = 'W'): World {
   for (let i = 0; i < n; i++) {
     for (let j = 0; j < n; j++) {
       const w = W[i * n + j];
-      if (!Number.isFinite(w) || w < 0) throw new InputError(`${where}[${i}][${j}] = ${w}: expected a finite number >= 0`);
-      if (Math.abs(w - W[j * n + i]) > JOINT_TOL) throw new InputError(`${where} is not symmetric at [${i}][${j}]: ${w} vs ${W[j * n + i]}`);
+      if (!Number.isFinite(w) || w < 0)
+        throw new InputError(`${where}[${i}][${j}] = ${w}: expected a finite number >= 0`);
+      if (Math.abs(w - W[j * n + i]) > JOINT_TOL)
+        throw new InputError(`${where} is not symmetric at [${i}][${j}]: ${w} vs ${W[j * n + i]}`);
       total += w;
     }
   }
@@ -48,7 +50,8 @@ export function clusteredWorld(rng: TheoryRng, n: number, clusters: number, stic
   const perm = rng.permutation(n);
   const noise = uniformWorld(rng, n).W;
   const block = new Float64Array(n * n);
-  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) if (label[perm[i]] === label[perm[j]]) block[i * n + j] = noise[i * n + j];
+  for (let i = 0; i < n; i++)
+    for (let j = 0; j < n; j++) if (label[perm[i]] === label[perm[j]]) block[i * n + j] = noise[i * n + j];
   const inside = normalised(block);
   const W = new Float64Array(n * n);
   for (let i = 0; i < n * n; i++) W[i] = stickiness * inside[i] + (1 - stickiness) * noise[i];
@@ -57,14 +60,17 @@ export function clusteredWorld(rng: TheoryRng, n: number, clusters: number, stic
 
 // The world a demo or grid row asks for; clustered worlds default to k + 1 clusters (k non-trivial cluster directions).
 export function makeWorld(rng: TheoryRng, n: number, k: number, params: WorldParams): World {
-  return params.worldKind === 'uniform' ? uniformWorld(rng, n) : clusteredWorld(rng, n, params.clusters ?? Math.min(k + 1, n), params.stickiness);
+  return params.worldKind === 'uniform'
+    ? uniformWorld(rng, n)
+    : clusteredWorld(rng, n, params.clusters ?? Math.min(k + 1, n), params.stickiness);
 }
 
 // Edit a world so that mu_k = mu_{k+1} exactly (no spectral gap at k): move mu_{k+1} up to mu_k in S, then mix with the
 // independent joint pi pi^T (which scales every non-trivial mu by 1 - t, keeping the tie) just enough to make W >= 0.
 export function tiedWorld(world: World, k: number): World {
   const { n, pi } = world;
-  if (k < 1 || k + 1 > n - 1) throw new InputError(`tiedWorld: need 1 <= k and k + 1 <= n - 1 = ${n - 1}, got k = ${k}`);
+  if (k < 1 || k + 1 > n - 1)
+    throw new InputError(`tiedWorld: need 1 <= k and k + 1 <= n - 1 = ${n - 1}, got k = ${k}`);
   const sq = pi.map(Math.sqrt);
   const spec = nontrivialSpectrum(kernel(world), sq);
   const g = spec.vectors.getColumn(k); // eigenvector of mu_{k+1} (0-based column k)
@@ -79,7 +85,8 @@ export function tiedWorld(world: World, k: number): World {
     }
   }
   for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) W[i * n + j] = (1 - t) * W[i * n + j] + t * pi[i] * pi[j];
-  for (let i = 0; i < n; i++) for (let j = 0; j < i; j++) W[i * n + j] = W[j * n + i] = Math.max(0, (W[i * n + j] + W[j * n + i]) / 2);
+  for (let i = 0; i < n; i++)
+    for (let j = 0; j < i; j++) W[i * n + j] = W[j * n + i] = Math.max(0, (W[i * n + j] + W[j * n + i]) / 2);
   return worldFromJoint(normalised(W), n, 'tiedWorld');
 }
 

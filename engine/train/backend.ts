@@ -26,7 +26,11 @@ async function tryNative(pkg: string): Promise<boolean> {
 // tfjs-backend-webgpu finds the GPU through navigator.gpu, which Node lacks: Dawn's (npm webgpu) is put there first.
 async function useWebGpu(w: WebGpu): Promise<boolean> {
   const prev = (globalThis as { navigator?: object }).navigator;
-  Object.defineProperty(globalThis, 'navigator', { value: { ...prev, userAgent: 'node', gpu: w.gpu }, configurable: true, writable: true });
+  Object.defineProperty(globalThis, 'navigator', {
+    value: { ...prev, userAgent: 'node', gpu: w.gpu },
+    configurable: true,
+    writable: true,
+  });
   await import('@tensorflow/tfjs-backend-webgpu');
   return tf.setBackend('webgpu');
 }
@@ -37,19 +41,24 @@ export async function initBackend(choice: BackendChoice = 'auto'): Promise<Backe
     throw new InputError(`backend already initialised as ${chosen.name}; cannot switch to ${choice} in one process`);
   }
   if (choice === 'auto' || choice === 'tensorflow-gpu')
-    if (await tryNative('@tensorflow/tfjs-node-gpu')) return (chosen = { name: 'tensorflow-gpu', package: '@tensorflow/tfjs-node-gpu', threads: 0 });
-    else if (choice === 'tensorflow-gpu') throw new InputError('backend tensorflow-gpu: @tensorflow/tfjs-node-gpu is not installed (npm run install:gpu)');
+    if (await tryNative('@tensorflow/tfjs-node-gpu'))
+      return (chosen = { name: 'tensorflow-gpu', package: '@tensorflow/tfjs-node-gpu', threads: 0 });
+    else if (choice === 'tensorflow-gpu')
+      throw new InputError('backend tensorflow-gpu: @tensorflow/tfjs-node-gpu is not installed (npm run install:gpu)');
   if (choice === 'auto' || choice === 'webgpu') {
     const w = choice === 'auto' ? await realGpu() : await requestWebGpu();
     if (w && 'gpu' in w) {
-      if (!(await useWebGpu(w))) throw new Error(`tfjs webgpu backend failed to initialise on ${describeAdapter(w.info)}`);
+      if (!(await useWebGpu(w)))
+        throw new Error(`tfjs webgpu backend failed to initialise on ${describeAdapter(w.info)}`);
       return (chosen = { name: 'webgpu', package: '@tensorflow/tfjs-backend-webgpu', threads: 0, adapter: w.info });
     }
     if (choice === 'webgpu') throw new InputError(`backend webgpu: ${w ? w.reason : 'no adapter'}`);
   }
   if (choice === 'auto' || choice === 'tensorflow')
-    if (await tryNative('@tensorflow/tfjs-node')) return (chosen = { name: 'tensorflow', package: '@tensorflow/tfjs-node', threads: 0 });
-    else if (choice === 'tensorflow') throw new InputError('backend tensorflow: @tensorflow/tfjs-node is not installed (npm run install:native)');
+    if (await tryNative('@tensorflow/tfjs-node'))
+      return (chosen = { name: 'tensorflow', package: '@tensorflow/tfjs-node', threads: 0 });
+    else if (choice === 'tensorflow')
+      throw new InputError('backend tensorflow: @tensorflow/tfjs-node is not installed (npm run install:native)');
   if (choice === 'cpu') {
     await tf.setBackend('cpu');
     registerSegmentSum('cpu');
@@ -77,7 +86,8 @@ function segmentSum(x: Float32Array, ids: Int32Array, numSegments: number, inner
   for (let i = 0; i < ids.length; i++) {
     const s = ids[i];
     if (s < 0 || s >= numSegments) continue;
-    const o = s * inner, r = i * inner;
+    const o = s * inner,
+      r = i * inner;
     for (let k = 0; k < inner; k++) out[o + k] += x[r + k];
   }
 }
@@ -96,10 +106,18 @@ export function registerSegmentSum(backendName: 'wasm' | 'cpu'): void {
       if (backendName === 'wasm') {
         const b = backend as unknown as HeapBackend;
         const out = b.makeOutput(shape, 'float32');
-        segmentSum(b.typedArrayFromHeap(x) as Float32Array, toInt32(b.typedArrayFromHeap(segmentIds)), numSegments, inner, b.typedArrayFromHeap(out) as Float32Array);
+        segmentSum(
+          b.typedArrayFromHeap(x) as Float32Array,
+          toInt32(b.typedArrayFromHeap(segmentIds)),
+          numSegments,
+          inner,
+          b.typedArrayFromHeap(out) as Float32Array,
+        );
         return out;
       }
-      const b = backend as unknown as DataBackend & { makeTensorInfo(s: number[], d: tf.DataType, v: Float32Array): tf.TensorInfo };
+      const b = backend as unknown as DataBackend & {
+        makeTensorInfo(s: number[], d: tf.DataType, v: Float32Array): tf.TensorInfo;
+      };
       const out = new Float32Array(numSegments * inner);
       segmentSum(b.readSync(x.dataId) as Float32Array, toInt32(b.readSync(segmentIds.dataId)), numSegments, inner, out);
       return b.makeTensorInfo(shape, 'float32', out);
@@ -122,18 +140,30 @@ function registerRowGather(): void {
     kernelFunc: (args) => {
       const { x, indices } = args.inputs as { x: tf.TensorInfo; indices: tf.TensorInfo };
       const { axis, batchDims } = args.attrs as { axis: number; batchDims: number };
-      if ((axis !== 0 && axis !== -x.shape.length) || batchDims !== 0 || x.dtype !== 'float32' || indices.dtype !== 'int32') return stock.kernelFunc(args);
+      if (
+        (axis !== 0 && axis !== -x.shape.length) ||
+        batchDims !== 0 ||
+        x.dtype !== 'float32' ||
+        indices.dtype !== 'int32'
+      )
+        return stock.kernelFunc(args);
       const b = args.backend as unknown as HeapBackend;
-      const rows = x.shape[0], inner = x.shape.slice(1).reduce((a, c) => a * c, 1);
+      const rows = x.shape[0],
+        inner = x.shape.slice(1).reduce((a, c) => a * c, 1);
       const out = b.makeOutput([...indices.shape, ...x.shape.slice(1)], 'float32');
-      const src = b.typedArrayFromHeap(x) as Float32Array, ids = b.typedArrayFromHeap(indices) as Int32Array, dst = b.typedArrayFromHeap(out) as Float32Array;
+      const src = b.typedArrayFromHeap(x) as Float32Array,
+        ids = b.typedArrayFromHeap(indices) as Int32Array,
+        dst = b.typedArrayFromHeap(out) as Float32Array;
       // Both live in the wasm heap: rows move with copyWithin on one view of it, or element by element when short
       // (a subarray per row costs more than copying 3 floats: the conv stem's first layer gathers ~1M such rows).
-      const heap = new Float32Array(src.buffer), s0 = src.byteOffset / 4, d0 = dst.byteOffset / 4;
+      const heap = new Float32Array(src.buffer),
+        s0 = src.byteOffset / 4,
+        d0 = dst.byteOffset / 4;
       for (let i = 0; i < ids.length; i++) {
         const r = ids[i];
         if (r < 0 || r >= rows) throw new Error(`GatherV2: index ${r} is not in [0, ${rows - 1}]`);
-        const from = s0 + r * inner, to = d0 + i * inner;
+        const from = s0 + r * inner,
+          to = d0 + i * inner;
         if (inner < 32) for (let k = 0; k < inner; k++) heap[to + k] = heap[from + k];
         else heap.copyWithin(to, from, from + inner);
       }

@@ -29,16 +29,28 @@ export type CheckpointState = z.infer<typeof CheckpointState>;
 const dirOf = (runDir: string, epoch: number) => join(runDir, 'checkpoints', `epoch-${epoch}`);
 
 const snapshot = async (vars: Map<string, tf.Variable>) =>
-  Object.fromEntries(await Promise.all([...vars].map(async ([k, v]) => [k, { shape: v.shape, data: (await v.data()) as Float32Array }] as const)));
+  Object.fromEntries(
+    await Promise.all(
+      [...vars].map(async ([k, v]) => [k, { shape: v.shape, data: (await v.data()) as Float32Array }] as const),
+    ),
+  );
 
-export async function saveCheckpoint(runDir: string, params: Params, opt: AdamW, state: CheckpointState): Promise<string> {
+export async function saveCheckpoint(
+  runDir: string,
+  params: Params,
+  opt: AdamW,
+  state: CheckpointState,
+): Promise<string> {
   const final = dirOf(runDir, state.epoch);
   // Temp folders of earlier workers killed mid-save (another pid): this worker owns the run now.
   const dir = join(runDir, 'checkpoints');
-  if (existsSync(dir)) for (const f of readdirSync(dir, { withFileTypes: true })) if (/^\.epoch-\d+\.\d+\.tmp$/.test(f.name)) rmSync(join(dir, f.name), { recursive: true, force: true });
+  if (existsSync(dir))
+    for (const f of readdirSync(dir, { withFileTypes: true }))
+      if (/^\.epoch-\d+\.\d+\.tmp$/.test(f.name)) rmSync(join(dir, f.name), { recursive: true, force: true });
   await writeTrainState(final, params, opt, state);
   // Older epochs keep their weights (for checkpoint selection) but not the optimizer (only resume needs it).
-  for (const e of listCheckpoints(runDir)) if (e < state.epoch) rmSync(join(dirOf(runDir, e), 'optimizer.safetensors'), { force: true });
+  for (const e of listCheckpoints(runDir))
+    if (e < state.epoch) rmSync(join(dirOf(runDir, e), 'optimizer.safetensors'), { force: true });
   return final;
 }
 
@@ -47,11 +59,16 @@ export async function saveCheckpoint(runDir: string, params: Params, opt: AdamW,
 export async function writeTrainState(final: string, params: Params, opt: AdamW, state: object): Promise<void> {
   const tmp = join(dirname(final), `.${basename(final)}.${process.pid}.tmp`);
   // read before the temp folder exists: a failed read leaves nothing behind
-  const weights = await snapshot(params), m = await snapshot(opt.m), v = await snapshot(opt.v);
+  const weights = await snapshot(params),
+    m = await snapshot(opt.m),
+    v = await snapshot(opt.v);
   rmSync(tmp, { recursive: true, force: true });
   try {
     writeSafetensors(join(tmp, 'weights.safetensors'), weights);
-    const moments = { ...Object.fromEntries(Object.entries(m).map(([k, x]) => [`m.${k}`, x])), ...Object.fromEntries(Object.entries(v).map(([k, x]) => [`v.${k}`, x])) };
+    const moments = {
+      ...Object.fromEntries(Object.entries(m).map(([k, x]) => [`m.${k}`, x])),
+      ...Object.fromEntries(Object.entries(v).map(([k, x]) => [`v.${k}`, x])),
+    };
     writeSafetensors(join(tmp, 'optimizer.safetensors'), moments);
     writeJsonAtomic(join(tmp, 'state.json'), state);
   } catch (err) {
@@ -87,10 +104,16 @@ export function loadCheckpoint(runDir: string, epoch: number, params: Params, op
 /** A folder writeTrainState wrote, into existing variables (shapes must match): the weights, and with `opt` the AdamW
  *  moments and step count adamT. */
 export function readTrainState(dir: string, params: Params, opt: AdamW | null, adamT: number): void {
-  const assign = (vars: Map<string, tf.Variable>, tensors: Record<string, { shape: number[]; data: ArrayLike<number> }>, prefix: string, file: string) => {
+  const assign = (
+    vars: Map<string, tf.Variable>,
+    tensors: Record<string, { shape: number[]; data: ArrayLike<number> }>,
+    prefix: string,
+    file: string,
+  ) => {
     for (const [k, v] of vars) {
       const t = tensors[prefix + k];
-      if (!t || t.shape.join() !== v.shape.join()) throw new InputError(`${file}: tensor ${prefix + k} missing or shaped [${t?.shape}] instead of [${v.shape}]`);
+      if (!t || t.shape.join() !== v.shape.join())
+        throw new InputError(`${file}: tensor ${prefix + k} missing or shaped [${t?.shape}] instead of [${v.shape}]`);
       const value = tf.tensor(Float32Array.from(t.data), v.shape);
       v.assign(value); // the variable takes its own reference to the data: the temporary must go, or each load leaks one
       value.dispose();
@@ -115,12 +138,20 @@ export function selectCheckpoint(runDir: string, policy: SelectPolicy): Selected
   const epochs = listCheckpoints(runDir);
   if (!epochs.length) return null;
   const states = epochs.map((e) => readState(runDir, e));
-  const pick = (s: CheckpointState): Selected => ({ epoch: s.epoch, valLoss: s.valLoss, ...(s.valPairs !== undefined ? { valPairs: s.valPairs } : {}) });
+  const pick = (s: CheckpointState): Selected => ({
+    epoch: s.epoch,
+    valLoss: s.valLoss,
+    ...(s.valPairs !== undefined ? { valPairs: s.valPairs } : {}),
+  });
   if (policy === 'last') return pick(states[states.length - 1]);
   const key = policy === 'val-loss' ? (s: CheckpointState) => s.valLoss : (s: CheckpointState) => s.valPairs ?? null;
   const scored = states.filter((s) => key(s) !== null);
   if (!scored.length)
-    throw new InputError(policy === 'val-loss' ? `${runDir}: no checkpoint has a validation loss (the dataset has no val split)` : `${runDir}: no checkpoint has a fit-pair score (select val-pairs needs an experiment's arm)`);
+    throw new InputError(
+      policy === 'val-loss'
+        ? `${runDir}: no checkpoint has a validation loss (the dataset has no val split)`
+        : `${runDir}: no checkpoint has a fit-pair score (select val-pairs needs an experiment's arm)`,
+    );
   const better = policy === 'val-loss' ? (a: number, b: number) => b < a : (a: number, b: number) => b > a;
   return pick(scored.reduce((a, b) => (better(key(a)!, key(b)!) ? b : a)));
 }

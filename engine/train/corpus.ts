@@ -15,6 +15,10 @@ export function buildCorpus(ds: Dataset, tk: Tokenizer, maxLen: number): Corpus 
   return {
     images: ds.images.map(({ id, split, evalCaption }) => ({ id, split, evalCaption })),
     tokens,
-    splits: { train: Int32Array.from(splits.train), val: Int32Array.from(splits.val), test: Int32Array.from(splits.test) },
+    splits: {
+      train: Int32Array.from(splits.train),
+      val: Int32Array.from(splits.val),
+      test: Int32Array.from(splits.test),
+    },
   };
 }

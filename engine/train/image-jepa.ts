@@ -6,7 +6,19 @@
 import * as tf from '@tensorflow/tfjs';
 import { z } from 'zod';
 import { SP_GRID } from '../metrics';
-import { ProjectorConfig, STEM_PATCH_RULE, TrainRng, calibrateStem, initProjector, initVit, project, stemFitsPatch, vitForward, type Params, type ViTShape } from '../models';
+import {
+  ProjectorConfig,
+  STEM_PATCH_RULE,
+  TrainRng,
+  calibrateStem,
+  initProjector,
+  initVit,
+  project,
+  stemFitsPatch,
+  vitForward,
+  type Params,
+  type ViTShape,
+} from '../models';
 import { ImageSet, ViewRecipe, imageViewBatch, normalised } from './image-views';
 import { OBJECT_DRAWS, drawObjects, firstRenders, renderViewBatch, type RenderPool } from './render-views';
 import { infoNce } from './infonce';
@@ -14,51 +26,75 @@ import { lejepaLoss, type JepaLoss, type JepaParts } from './lejepa';
 import { createAdamW, lrAt, optimizerStep, type Schedule } from './optimizer';
 import { resumeSteps, saveSteps, type StepCheckpoints } from './step-checkpoints';
 
-export const ImageJepaRecipe = z.object({
-  vit: z.object({
-    imageSize: z.number().int().positive(),
-    patchSize: z.number().int().positive(),
-    hidden: z.number().int().positive(),
-    depth: z.number().int().positive(),
-    heads: z.number().int().positive(),
-    mlp: z.number().int().positive(),
-    // a conv stem of these widths in place of the patch embedding (3x3 stride-2 convs, BatchNorm, ReLU; engine/models/conv-stem.ts)
-    stem: z.array(z.number().int().positive()).min(1).max(5).optional(),
-  }).refine(stemFitsPatch, { message: STEM_PATCH_RULE }),
-  posStd: z.number().positive(), // init std of the ViT's position table (see initVit)
-  // how the ViT's attention is drawn (EncoderConfig.init; absent 'torch', as every recipe before it): 'torch-mha' as
-  // torch's MultiheadAttention draws it, the torch twins' init (docs/reference.md, "Where the twin and the workbench part")
-  vitInit: z.enum(['torch', 'torch-mha']).optional(),
-  projector: ProjectorConfig,
-  views: ViewRecipe,
-  V: z.number().int().min(2), // views per image
-  batch: z.number().int().min(2), // images per step
-  steps: z.number().int().positive(),
-  lr: z.number().positive(),
-  warmupSteps: z.number().int().nonnegative(),
-  minLr: z.number().min(0).max(1), // final lr as a fraction of lr
-  weightDecay: z.number().min(0),
-  lamb: z.number().positive(), // SIGReg weight; the statistic scales with N = V·B, so λ goes with 1/(V·B)
-  slices: z.number().int().positive(),
-  clip: z.number().positive().nullable(),
-  seed: z.number().int().nonnegative(),
-  // object-level views: each step also takes `views` renders of `batch` random objects (absent: the scenes' batch) of
-  // the training scenes, each drawn alone anywhere in the image, and adds weight x their loss: LeJEPA (absent; the
-  // same projector, λ and directions) or 'infonce' (infonce.ts; temperature τ, absent = 0.1). aloneSteps: the first
-  // that many steps train the object term alone, no scene views (InfoNCE leaves its plateau on objects alone, where
-  // beside the scene term from step 0 it did not: docs/reference.md, "objects that keep shape and colour"); = steps:
-  // scenes are only the pooler's and the stem statistics' images. draw: how a step's objects are drawn (drawObjects;
-  // absent: 'uniform').
-  objects: z.object({
-    views: z.number().int().min(2), weight: z.number().positive(), batch: z.number().int().min(2).optional(),
-    loss: z.enum(['lejepa', 'infonce']).optional(), temperature: z.number().positive().optional(),
-    aloneSteps: z.number().int().positive().optional(), draw: z.enum(OBJECT_DRAWS).optional(),
-  }).refine((o) => o.temperature === undefined || o.loss === 'infonce', { message: 'objects.temperature is InfoNCE\'s: it needs objects.loss "infonce"' }).optional(),
-}).refine((r) => (r.objects?.aloneSteps ?? 0) <= r.steps, { message: 'objects.aloneSteps is at most steps (= steps: the object term alone throughout)' });
+export const ImageJepaRecipe = z
+  .object({
+    vit: z
+      .object({
+        imageSize: z.number().int().positive(),
+        patchSize: z.number().int().positive(),
+        hidden: z.number().int().positive(),
+        depth: z.number().int().positive(),
+        heads: z.number().int().positive(),
+        mlp: z.number().int().positive(),
+        // a conv stem of these widths in place of the patch embedding (3x3 stride-2 convs, BatchNorm, ReLU; engine/models/conv-stem.ts)
+        stem: z.array(z.number().int().positive()).min(1).max(5).optional(),
+      })
+      .refine(stemFitsPatch, { message: STEM_PATCH_RULE }),
+    posStd: z.number().positive(), // init std of the ViT's position table (see initVit)
+    // how the ViT's attention is drawn (EncoderConfig.init; absent 'torch', as every recipe before it): 'torch-mha' as
+    // torch's MultiheadAttention draws it, the torch twins' init (docs/reference.md, "Where the twin and the workbench part")
+    vitInit: z.enum(['torch', 'torch-mha']).optional(),
+    projector: ProjectorConfig,
+    views: ViewRecipe,
+    V: z.number().int().min(2), // views per image
+    batch: z.number().int().min(2), // images per step
+    steps: z.number().int().positive(),
+    lr: z.number().positive(),
+    warmupSteps: z.number().int().nonnegative(),
+    minLr: z.number().min(0).max(1), // final lr as a fraction of lr
+    weightDecay: z.number().min(0),
+    lamb: z.number().positive(), // SIGReg weight; the statistic scales with N = V·B, so λ goes with 1/(V·B)
+    slices: z.number().int().positive(),
+    clip: z.number().positive().nullable(),
+    seed: z.number().int().nonnegative(),
+    // object-level views: each step also takes `views` renders of `batch` random objects (absent: the scenes' batch) of
+    // the training scenes, each drawn alone anywhere in the image, and adds weight x their loss: LeJEPA (absent; the
+    // same projector, λ and directions) or 'infonce' (infonce.ts; temperature τ, absent = 0.1). aloneSteps: the first
+    // that many steps train the object term alone, no scene views (InfoNCE leaves its plateau on objects alone, where
+    // beside the scene term from step 0 it did not: docs/reference.md, "objects that keep shape and colour"); = steps:
+    // scenes are only the pooler's and the stem statistics' images. draw: how a step's objects are drawn (drawObjects;
+    // absent: 'uniform').
+    objects: z
+      .object({
+        views: z.number().int().min(2),
+        weight: z.number().positive(),
+        batch: z.number().int().min(2).optional(),
+        loss: z.enum(['lejepa', 'infonce']).optional(),
+        temperature: z.number().positive().optional(),
+        aloneSteps: z.number().int().positive().optional(),
+        draw: z.enum(OBJECT_DRAWS).optional(),
+      })
+      .refine((o) => o.temperature === undefined || o.loss === 'infonce', {
+        message: 'objects.temperature is InfoNCE\'s: it needs objects.loss "infonce"',
+      })
+      .optional(),
+  })
+  .refine((r) => (r.objects?.aloneSteps ?? 0) <= r.steps, {
+    message: 'objects.aloneSteps is at most steps (= steps: the object term alone throughout)',
+  });
 export type ImageJepaRecipe = z.infer<typeof ImageJepaRecipe>;
 
 // objectNce: the object term's InfoNCE (an InfoNCE object term only)
-export const ImageStep = z.object({ step: z.number().int(), loss: z.number(), inv: z.number(), sigreg: z.number(), objectNce: z.number().optional(), lr: z.number(), gradNorm: z.number(), seconds: z.number() });
+export const ImageStep = z.object({
+  step: z.number().int(),
+  loss: z.number(),
+  inv: z.number(),
+  sigreg: z.number(),
+  objectNce: z.number().optional(),
+  lr: z.number(),
+  gradNorm: z.number(),
+  seconds: z.number(),
+});
 export type ImageStep = z.infer<typeof ImageStep>;
 export type ImageLossParts = JepaParts & { objectNce?: tf.Scalar };
 
@@ -91,11 +127,20 @@ export function initImageJepa(r: ImageJepaRecipe): Params {
 // With `objectPixels` (r.objects.views views of the step's objects, the same layout) + weight x the object loss on
 // those. A LeJEPA object term adds into inv and sigreg (so loss = inv + λ·sigreg still holds); an InfoNCE one is
 // objectNce (loss = inv + λ·sigreg + weight·objectNce). pixels null (an object-alone step): the scene term is 0.
-export function imageJepaLoss(r: ImageJepaRecipe, p: Params, pixels: Float32Array | null, directionsKey: number, objectPixels?: Float32Array): ImageLossParts {
+export function imageJepaLoss(
+  r: ImageJepaRecipe,
+  p: Params,
+  pixels: Float32Array | null,
+  directionsKey: number,
+  objectPixels?: Float32Array,
+): ImageLossParts {
   const L: JepaLoss = { variant: 'sp', lamb: r.lamb, slices: r.slices, grid: SP_GRID, worldSize: 1 };
   const rows = (px: Float32Array) => px.length / (3 * r.vit.imageSize * r.vit.imageSize);
-  const projected = (px: Float32Array) => project(r.projector, p, vitForward(r.vit as ViTShape, p, px, rows(px), 'batch').cls);
-  const scenes = pixels ? lejepaLoss(projected(pixels), r.V, L, directionsKey, r.V) : { loss: tf.scalar(0), inv: tf.scalar(0), sigreg: tf.scalar(0) };
+  const projected = (px: Float32Array) =>
+    project(r.projector, p, vitForward(r.vit as ViTShape, p, px, rows(px), 'batch').cls);
+  const scenes = pixels
+    ? lejepaLoss(projected(pixels), r.V, L, directionsKey, r.V)
+    : { loss: tf.scalar(0), inv: tf.scalar(0), sigreg: tf.scalar(0) };
   const o = r.objects;
   if (!objectPixels || !o) return scenes;
   if (o.loss === 'infonce') {
@@ -104,7 +149,11 @@ export function imageJepaLoss(r: ImageJepaRecipe, p: Params, pixels: Float32Arra
   }
   const objects = lejepaLoss(projected(objectPixels), o.views, L, directionsKey, o.views);
   const w = o.weight;
-  return { loss: tf.add(scenes.loss, tf.mul(objects.loss, w)), inv: tf.add(scenes.inv, tf.mul(objects.inv, w)), sigreg: tf.add(scenes.sigreg, tf.mul(objects.sigreg, w)) };
+  return {
+    loss: tf.add(scenes.loss, tf.mul(objects.loss, w)),
+    inv: tf.add(scenes.inv, tf.mul(objects.inv, w)),
+    sigreg: tf.add(scenes.sigreg, tf.mul(objects.sigreg, w)),
+  };
 }
 
 // The image order of epoch e and the views of step s come from streams keyed by (seed, purpose, counter).
@@ -126,13 +175,26 @@ const sourceSize = (s: ViewSource) => ('pool' in s ? s.pool.n : s.n);
 function sceneViewBatch(r: ImageJepaRecipe, images: ViewSource, step: number): Float32Array {
   const ids = stepImages(r, sourceSize(images), step);
   const rng = TrainRng.seeded(r.seed, 'image-views', step);
-  return 'pool' in images ? renderViewBatch(images.pool, ids, r.V, images.noise, rng) : imageViewBatch(images, ids, r.V, r.views, rng);
+  return 'pool' in images
+    ? renderViewBatch(images.pool, ids, r.V, images.noise, rng)
+    : imageViewBatch(images, ids, r.V, r.views, rng);
 }
 
 // Step s's object views: o.batch (absent: r.batch) objects of the pool (drawObjects, o.draw), o.views renders each.
-function objectViewBatch(r: ImageJepaRecipe, o: NonNullable<ImageJepaRecipe['objects']>, objects: RenderPool, step: number): Float32Array {
+function objectViewBatch(
+  r: ImageJepaRecipe,
+  o: NonNullable<ImageJepaRecipe['objects']>,
+  objects: RenderPool,
+  step: number,
+): Float32Array {
   const rng = TrainRng.seeded(r.seed, 'object-views', step);
-  return renderViewBatch(objects, drawObjects(objects, o.batch ?? r.batch, o.draw ?? 'uniform', rng), o.views, r.views.noise, rng);
+  return renderViewBatch(
+    objects,
+    drawObjects(objects, o.batch ?? r.batch, o.draw ?? 'uniform', rng),
+    o.views,
+    r.views.noise,
+    rng,
+  );
 }
 
 // A conv stem's BatchNorm statistics: measured after the last step on the first 1,000 of the training images,
@@ -140,19 +202,44 @@ function objectViewBatch(r: ImageJepaRecipe, o: NonNullable<ImageJepaRecipe['obj
 const STEM_CALIBRATION_IMAGES = 1000;
 export async function calibrateStemOn(stem: number[], params: Params, src: ImageSet): Promise<void> {
   const n = Math.min(STEM_CALIBRATION_IMAGES, src.n);
-  await calibrateStem(stem, params, normalised(src, Array.from({ length: n }, (_, i) => i)), n, src.side);
+  await calibrateStem(
+    stem,
+    params,
+    normalised(
+      src,
+      Array.from({ length: n }, (_, i) => i),
+    ),
+    n,
+    src.side,
+  );
 }
 
 // r.steps AdamW steps from initImageJepa(r); returns the trained parameters (ViT + projector; with a conv stem, its
 // population statistics). With checkpoints: every c.every steps and after the last, and a start from the newest one.
-export async function trainImageJepa(r: ImageJepaRecipe, images: ViewSource, hooks: ImageJepaHooks = {}, checkpoints?: StepCheckpoints): Promise<Params> {
-  if (!r.objects !== !images.objects) throw new Error(`image JEPA: ${r.objects ? 'the recipe asks for object views but no object renders were given' : 'object renders were given but the recipe has no objects'}`);
+export async function trainImageJepa(
+  r: ImageJepaRecipe,
+  images: ViewSource,
+  hooks: ImageJepaHooks = {},
+  checkpoints?: StepCheckpoints,
+): Promise<Params> {
+  if (!r.objects !== !images.objects)
+    throw new Error(
+      `image JEPA: ${r.objects ? 'the recipe asks for object views but no object renders were given' : 'object renders were given but the recipe has no objects'}`,
+    );
   const params = initImageJepa(r);
   const opt = createAdamW(params, r.weightDecay);
-  const sched: Schedule = { lr: r.lr, warmupSteps: r.warmupSteps, warmupStart: 0.01, minLr: r.minLr, totalSteps: r.steps };
+  const sched: Schedule = {
+    lr: r.lr,
+    warmupSteps: r.warmupSteps,
+    warmupStart: 0.01,
+    minLr: r.minLr,
+    totalSteps: r.steps,
+  };
   const from = checkpoints ? resumeSteps(checkpoints, ImageJepaState, params, opt) : null;
-  const losses = from?.losses ?? [], resumed = from ? [...from.resumed, from.step] : [];
-  let seconds = from?.seconds ?? 0, saved = from?.step ?? 0;
+  const losses = from?.losses ?? [],
+    resumed = from ? [...from.resumed, from.step] : [];
+  let seconds = from?.seconds ?? 0,
+    saved = from?.step ?? 0;
   if (from) hooks.onResume?.({ step: from.step, losses, last: from.last, seconds, resumed });
   for (let step = from?.step ?? 0; step < r.steps; step++) {
     const t0 = performance.now();
@@ -160,19 +247,41 @@ export async function trainImageJepa(r: ImageJepaRecipe, images: ViewSource, hoo
     const pixels = alone ? null : sceneViewBatch(r, images, step);
     const objectPixels = r.objects && images.objects ? objectViewBatch(r, r.objects, images.objects, step) : undefined;
     const lr = lrAt(sched, step);
-    const { values, gradNorm, finite } = await optimizerStep(opt, params, () => imageJepaLoss(r, params, pixels, step, objectPixels), r.clip, lr);
-    if (!finite) throw new Error(`image JEPA diverged at step ${step}: loss ${values.loss}, gradient norm ${gradNorm}${checkpoints && saved ? `; ${checkpoints.dir} keeps step ${saved}` : ''}`);
+    const { values, gradNorm, finite } = await optimizerStep(
+      opt,
+      params,
+      () => imageJepaLoss(r, params, pixels, step, objectPixels),
+      r.clip,
+      lr,
+    );
+    if (!finite)
+      throw new Error(
+        `image JEPA diverged at step ${step}: loss ${values.loss}, gradient norm ${gradNorm}${checkpoints && saved ? `; ${checkpoints.dir} keeps step ${saved}` : ''}`,
+      );
     const last: ImageStep = { step, ...values, lr, gradNorm, seconds: (performance.now() - t0) / 1000 };
     losses.push(last.loss);
     seconds += last.seconds;
     hooks.onStep?.(last);
     if (checkpoints && ((step + 1) % checkpoints.every === 0 || step + 1 === r.steps)) {
-      await saveSteps(checkpoints, params, opt, { key: checkpoints.key, step: step + 1, adamT: opt.t, losses, last, seconds, resumed });
+      await saveSteps(checkpoints, params, opt, {
+        key: checkpoints.key,
+        step: step + 1,
+        adamT: opt.t,
+        losses,
+        last,
+        seconds,
+        resumed,
+      });
       saved = step + 1;
     }
     await new Promise((res) => setImmediate(res));
   }
   tf.dispose([...opt.m.values(), ...opt.v.values()]);
-  if (r.vit.stem) await calibrateStemOn(r.vit.stem, params, 'pool' in images ? firstRenders(images.pool, STEM_CALIBRATION_IMAGES) : images);
+  if (r.vit.stem)
+    await calibrateStemOn(
+      r.vit.stem,
+      params,
+      'pool' in images ? firstRenders(images.pool, STEM_CALIBRATION_IMAGES) : images,
+    );
   return params;
 }

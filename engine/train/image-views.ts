@@ -24,7 +24,16 @@ export const IMAGENET_STD = [0.229, 0.224, 0.225] as const;
 export type ImageSet = { n: number; side: number; data: Float32Array };
 
 // The random draws of one view, kept so tests and the view grid can report them.
-export type ViewDraw = { x0: number; y0: number; w: number; h: number; flip: boolean; brightness: number; contrast: number; noise: number };
+export type ViewDraw = {
+  x0: number;
+  y0: number;
+  w: number;
+  h: number;
+  flip: boolean;
+  brightness: number;
+  contrast: number;
+  noise: number;
+};
 
 export function drawView(rng: TrainRng, side: number, r: ViewRecipe): ViewDraw {
   const S = side;
@@ -43,19 +52,34 @@ export function drawView(rng: TrainRng, side: number, r: ViewRecipe): ViewDraw {
 
 // Renders view `d` of image i of `src` into out[offset .. offset + 3S²): CHW, normalised (or in [0, 1] when raw).
 // Bilinear sampling at pixel centres (torch's align_corners=False), edges clamped.
-export function renderView(src: ImageSet, i: number, d: ViewDraw, rng: TrainRng, out: Float32Array, offset: number, raw = false): void {
-  const S = src.side, plane = S * S, img = src.data.subarray(i * 3 * plane, (i + 1) * 3 * plane);
-  const sx = d.w / S, sy = d.h / S;
+export function renderView(
+  src: ImageSet,
+  i: number,
+  d: ViewDraw,
+  rng: TrainRng,
+  out: Float32Array,
+  offset: number,
+  raw = false,
+): void {
+  const S = src.side,
+    plane = S * S,
+    img = src.data.subarray(i * 3 * plane, (i + 1) * 3 * plane);
+  const sx = d.w / S,
+    sy = d.h / S;
   let grey = 0;
   for (let c = 0; c < 3; c++) {
     const o = offset + c * plane;
     for (let yy = 0; yy < S; yy++) {
       const fy = Math.min(S - 1, Math.max(0, d.y0 + (yy + 0.5) * sy - 0.5));
-      const y1 = Math.floor(fy), y2 = Math.min(S - 1, y1 + 1), ty = fy - y1;
+      const y1 = Math.floor(fy),
+        y2 = Math.min(S - 1, y1 + 1),
+        ty = fy - y1;
       for (let xx = 0; xx < S; xx++) {
         const xs = d.flip ? S - 1 - xx : xx;
         const fx = Math.min(S - 1, Math.max(0, d.x0 + (xs + 0.5) * sx - 0.5));
-        const x1 = Math.floor(fx), x2 = Math.min(S - 1, x1 + 1), tx = fx - x1;
+        const x1 = Math.floor(fx),
+          x2 = Math.min(S - 1, x1 + 1),
+          tx = fx - x1;
         const p = c * plane;
         const top = img[p + y1 * S + x1] * (1 - tx) + img[p + y1 * S + x2] * tx;
         const bot = img[p + y2 * S + x1] * (1 - tx) + img[p + y2 * S + x2] * tx;
@@ -76,19 +100,29 @@ export function renderView(src: ImageSet, i: number, d: ViewDraw, rng: TrainRng,
 }
 
 // V views of each of the B images `ids`: [V·B, 3, S, S] in view-major order (row v·B + b), normalised.
-export function imageViewBatch(src: ImageSet, ids: ArrayLike<number>, V: number, r: ViewRecipe, rng: TrainRng): Float32Array {
-  const B = ids.length, per = 3 * src.side * src.side;
+export function imageViewBatch(
+  src: ImageSet,
+  ids: ArrayLike<number>,
+  V: number,
+  r: ViewRecipe,
+  rng: TrainRng,
+): Float32Array {
+  const B = ids.length,
+    per = 3 * src.side * src.side;
   const out = new Float32Array(V * B * per);
-  for (let b = 0; b < B; b++) for (let v = 0; v < V; v++) renderView(src, ids[b], drawView(rng, src.side, r), rng, out, (v * B + b) * per);
+  for (let b = 0; b < B; b++)
+    for (let v = 0; v < V; v++) renderView(src, ids[b], drawView(rng, src.side, r), rng, out, (v * B + b) * per);
   return out;
 }
 
 // Un-augmented, normalised images (the tfjs side of the ONNX parity check): [n, 3, S, S].
 export function normalised(src: ImageSet, ids: ArrayLike<number>): Float32Array {
-  const plane = src.side * src.side, per = 3 * plane;
+  const plane = src.side * src.side,
+    per = 3 * plane;
   const out = new Float32Array(ids.length * per);
   for (let k = 0; k < ids.length; k++)
     for (let c = 0; c < 3; c++)
-      for (let q = 0; q < plane; q++) out[k * per + c * plane + q] = (src.data[ids[k] * per + c * plane + q] - IMAGENET_MEAN[c]) / IMAGENET_STD[c];
+      for (let q = 0; q < plane; q++)
+        out[k * per + c * plane + q] = (src.data[ids[k] * per + c * plane + q] - IMAGENET_MEAN[c]) / IMAGENET_STD[c];
   return out;
 }

@@ -11,12 +11,16 @@ const INFONCE_TEMPERATURE = 0.1; // SimCLR's choice for batches of a few hundred
 // F.normalize: norm at least 1e-12); logits = cosine similarity / τ against every other row; the loss is the mean,
 // over rows and their V − 1 positives, of −log softmax.
 export function infoNce(P: tf.Tensor2D, V: number, temperature = INFONCE_TEMPERATURE): tf.Scalar {
-  const N = P.shape[0], B = N / V;
+  const N = P.shape[0],
+    B = N / V;
   if (!Number.isInteger(B)) throw new Error(`InfoNCE: ${N} rows are not ${V} views of the same items`);
   const pos = new Float32Array(N * N); // [N, N]: 1 where rows i ≠ j are views of one item
   for (let i = 0; i < N; i++) for (let j = 0; j < N; j++) pos[i * N + j] = i !== j && i % B === j % B ? 1 : 0;
   const z = tf.div(P, tf.maximum(tf.norm(P, 'euclidean', 1, true), 1e-12));
-  const logits = tf.sub(tf.div(matMul2d(z as tf.Tensor2D, tf.transpose(z) as tf.Tensor2D), temperature), tf.mul(tf.eye(N), 1e9)); // a row is not its own candidate
+  const logits = tf.sub(
+    tf.div(matMul2d(z as tf.Tensor2D, tf.transpose(z) as tf.Tensor2D), temperature),
+    tf.mul(tf.eye(N), 1e9),
+  ); // a row is not its own candidate
   const logp = tf.sub(logits, tf.logSumExp(logits, 1, true));
   return tf.div(tf.neg(tf.sum(tf.mul(logp, tf.tensor2d(pos, [N, N])))), N * (V - 1)) as tf.Scalar;
 }

@@ -6,13 +6,20 @@ import { sigreg, sigregDirections } from './sigreg';
 
 export type LossParts = { loss: tf.Scalar; inv?: tf.Scalar; sigreg?: tf.Scalar };
 export type JepaParts = Required<LossParts>;
-export type JepaLoss = { variant: 'sp' | 'paper'; lamb: number; slices: number; grid: EppsPulleyGrid; worldSize: number };
+export type JepaLoss = {
+  variant: 'sp' | 'paper';
+  lamb: number;
+  slices: number;
+  grid: EppsPulleyGrid;
+  worldSize: number;
+};
 
 // P: [V·B, K] projections of V views of B items, view-major (row v·B + b); SIGReg directions keyed by directionsKey.
 // sp (stable-pretraining): inv(centre = views 0..nCentre-1) + λ·SIGReg over all V·B projections pooled.
 // paper (LeJEPA paper, docs/reference.md#loss-variants): (1−λ)·inv(centre = all views) + λ·mean_v SIGReg(view v).
 export function lejepaLoss(P: tf.Tensor2D, V: number, L: JepaLoss, directionsKey: number, nCentre: number): JepaParts {
-  const K = P.shape[1], B = P.shape[0] / V;
+  const K = P.shape[1],
+    B = P.shape[0] / V;
   const A = tf.tensor2d(sigregDirections(K, L.slices, directionsKey), [K, L.slices]);
   const P3 = P.reshape([V, B, K]) as tf.Tensor3D;
   if (L.variant === 'sp') {

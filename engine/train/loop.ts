@@ -19,7 +19,14 @@ import { drawBatch, stepLoss, type Model, type Special } from './objective';
 import { createAdamW, lrAt, optimizerStep, type Schedule } from './optimizer';
 
 export type EpochEmbeddings = { val: SplitEmbeddings | null; test: SplitEmbeddings | null };
-export type EpochSummary = { epoch: number; step: number; trainLoss: number; valLoss: number | null; seconds: number; samplesPerSec: number };
+export type EpochSummary = {
+  epoch: number;
+  step: number;
+  trainLoss: number;
+  valLoss: number | null;
+  seconds: number;
+  samplesPerSec: number;
+};
 export type StepValues = { loss: number; inv?: number; sigreg?: number; lr: number; gradNorm: number };
 
 export type TrainHooks = {
@@ -47,7 +54,14 @@ export type TrainSetup = {
 // selected: the checkpoint the selection policy picks (for a diverged run: among the good ones before the NaN).
 export type TrainOutcome =
   | { status: 'done'; setup: TrainSetup; epochs: EpochSummary[]; selected: Selected | null; warnings: string[] }
-  | { status: 'diverged'; setup: TrainSetup; epochs: EpochSummary[]; selected: Selected | null; warnings: string[]; message: string }
+  | {
+      status: 'diverged';
+      setup: TrainSetup;
+      epochs: EpochSummary[];
+      selected: Selected | null;
+      warnings: string[];
+      message: string;
+    }
   | { status: 'cancelled'; setup: TrainSetup; epochs: EpochSummary[] };
 
 // An epoch's mean loss this many times the first step's (the untrained model's) has blown up, even with every number finite.
@@ -57,12 +71,18 @@ export const SIGREG_DOMINATES = 1e4;
 
 // The tokenizer: saved (resume), given, or WordPiece trained on the training captions with vocabSize, or a size
 // chosen from them (engine/text/vocabulary.ts). `how` says which, for the log.
-function tokenizerFor(c: TrainConfig, corpusTexts: () => string[], outDir: string, resume: boolean): { tk: Tokenizer; how: string } {
+function tokenizerFor(
+  c: TrainConfig,
+  corpusTexts: () => string[],
+  outDir: string,
+  resume: boolean,
+): { tk: Tokenizer; how: string } {
   const saved = join(outDir, 'tokenizer.json');
   if (resume && existsSync(saved)) return { tk: loadTokenizer(saved), how: 'saved' };
   let tk: Tokenizer, how: string;
   if (c.tokenizer) [tk, how] = [loadTokenizer(c.tokenizer), c.tokenizer];
-  else if (c.vocabSize) [tk, how] = [trainWordPiece(corpusTexts(), c.vocabSize), `WordPiece, vocab size ${c.vocabSize} as set`];
+  else if (c.vocabSize)
+    [tk, how] = [trainWordPiece(corpusTexts(), c.vocabSize), `WordPiece, vocab size ${c.vocabSize} as set`];
   else {
     const chosen = corpusVocabSize(corpusTexts());
     tk = trainWordPiece(corpusTexts(), chosen.size);
@@ -80,10 +100,17 @@ export function buildModel(encoder: EncoderConfig, vocab: number, jepa: boolean,
 }
 
 // The mean loss of fixed-seed batches of the val photos (identical across epochs, so curves compare).
-async function validationLoss(m: Model, corpus: Corpus, c: TrainConfig, L: JepaLoss, sp: Special): Promise<number | null> {
+async function validationLoss(
+  m: Model,
+  corpus: Corpus,
+  c: TrainConfig,
+  L: JepaLoss,
+  sp: Special,
+): Promise<number | null> {
   const photos = corpus.splits.val;
   if (photos.length < 2) return null;
-  let sum = 0, n = 0;
+  let sum = 0,
+    n = 0;
   for (let s = 0; s < photos.length; s += c.batch) {
     const chunk = photos.subarray(s, Math.min(photos.length, s + c.batch));
     if (chunk.length < 2) break;
@@ -109,7 +136,12 @@ function writeEpochEmbeddings(outDir: string, epoch: number, emb: EpochEmbedding
   }
 }
 
-export async function train(config: TrainConfig, outDir: string, hooks: TrainHooks = {}, resume = false): Promise<TrainOutcome> {
+export async function train(
+  config: TrainConfig,
+  outDir: string,
+  hooks: TrainHooks = {},
+  resume = false,
+): Promise<TrainOutcome> {
   const c = config;
   const log = hooks.log ?? (() => {});
   const warnings: string[] = [];
@@ -120,42 +152,85 @@ export async function train(config: TrainConfig, outDir: string, hooks: TrainHoo
   const backend = await initBackend(c.backend);
   mkdirSync(outDir, { recursive: true });
   const ds = openDataset(c.data, { imagesDir: c.images, split: c.split }).dataset;
-  const { tk, how } = tokenizerFor(c, () => ds.images.filter((im) => im.split === 'train').flatMap((im) => im.captions.map((x) => x.text)), outDir, resume);
-  const held = vocabCoverage(tk, ds.images.filter((im) => im.split !== 'train').flatMap((im) => im.captions.map((x) => x.text)));
+  const { tk, how } = tokenizerFor(
+    c,
+    () => ds.images.filter((im) => im.split === 'train').flatMap((im) => im.captions.map((x) => x.text)),
+    outDir,
+    resume,
+  );
+  const held = vocabCoverage(
+    tk,
+    ds.images.filter((im) => im.split !== 'train').flatMap((im) => im.captions.map((x) => x.text)),
+  );
   log(
     `tokenizer: ${how}; vocab ${tk.vocab.length}; on the val + test captions ${(100 * held.unknownShare).toFixed(2)}% of tokens are [UNK] ` +
       `(${held.unknown} of ${held.tokens}), ${(100 * held.splitShare).toFixed(1)}% of words are cut into pieces`,
   );
   const preset = PRESETS[c.preset];
-  const encoder: EncoderConfig = { ...preset, maxLen: Math.min(preset.maxLen, c.maxLen), pool: c.pool, projector: { ...preset.projector, dims: [...preset.projector.dims], norm: [...preset.projector.norm] } };
-  if (encoder.d % encoder.heads) throw new InputError(`preset ${c.preset}: width ${encoder.d} is not divisible by ${encoder.heads} heads`);
+  const encoder: EncoderConfig = {
+    ...preset,
+    maxLen: Math.min(preset.maxLen, c.maxLen),
+    pool: c.pool,
+    projector: { ...preset.projector, dims: [...preset.projector.dims], norm: [...preset.projector.norm] },
+  };
+  if (encoder.d % encoder.heads)
+    throw new InputError(`preset ${c.preset}: width ${encoder.d} is not divisible by ${encoder.heads} heads`);
   const corpus = buildCorpus(ds, tk, encoder.maxLen);
   const nTrain = corpus.splits.train.length;
-  if (nTrain < c.batch) throw new InputError(`${c.data}: ${nTrain} training photos is fewer than one batch of ${c.batch}`);
+  if (nTrain < c.batch)
+    throw new InputError(`${c.data}: ${nTrain} training photos is fewer than one batch of ${c.batch}`);
   const jepa = isJepaArm(c.arm);
   const lambda = resolveLambda(c);
   const stepsPerEpoch = Math.floor(nTrain / c.batch); // drop_last
   const totalSteps = stepsPerEpoch * c.epochs;
-  const setup: TrainSetup = { config: c, lambda, encoder, vocab: tk.vocab.length, params: backboneParams(encoder, tk.vocab.length), stepsPerEpoch, totalSteps, backend };
+  const setup: TrainSetup = {
+    config: c,
+    lambda,
+    encoder,
+    vocab: tk.vocab.length,
+    params: backboneParams(encoder, tk.vocab.length),
+    stepsPerEpoch,
+    totalSteps,
+    backend,
+  };
   const sp: Special = { cls: tk.cls, sep: tk.sep, mask: tk.mask, pad: tk.pad };
-  const L: JepaLoss = { variant: c.loss, lamb: lambda.lamb, slices: c.slices, grid: { tMax: c.tMax, points: c.points }, worldSize: lambda.worldSize };
-  const sched: Schedule = { lr: c.lr, warmupSteps: c.warmupSteps, warmupStart: c.warmupStart, minLr: c.minLr, totalSteps };
+  const L: JepaLoss = {
+    variant: c.loss,
+    lamb: lambda.lamb,
+    slices: c.slices,
+    grid: { tMax: c.tMax, points: c.points },
+    worldSize: lambda.worldSize,
+  };
+  const sched: Schedule = {
+    lr: c.lr,
+    warmupSteps: c.warmupSteps,
+    warmupStart: c.warmupStart,
+    minLr: c.minLr,
+    totalSteps,
+  };
 
   const model = buildModel(encoder, tk.vocab.length, jepa, c.seed);
   const opt = createAdamW(model.params, c.weightDecay);
-  let startEpoch = 0, step = 0;
+  let startEpoch = 0,
+    step = 0;
   let firstLoss: number | null = null; // this session's first step (after a resume: the first one trained again)
   const epochs: EpochSummary[] = [];
   const done = resume ? listCheckpoints(outDir) : [];
   if (done.length) {
     const st = loadCheckpoint(outDir, done[done.length - 1], model.params, opt);
-    if (st.seed !== c.seed) throw new InputError(`${outDir}: checkpoint was trained with seed ${st.seed}, config says ${c.seed}`);
+    if (st.seed !== c.seed)
+      throw new InputError(`${outDir}: checkpoint was trained with seed ${st.seed}, config says ${c.seed}`);
     startEpoch = st.epoch;
     step = st.step;
     log(`resumed from epoch ${st.epoch} (step ${st.step})`);
   }
-  log(`backend ${backend.name} (${backend.package}${backend.threads ? `, ${backend.threads} thread(s)` : ''}${backend.adapter ? ` on ${describeAdapter(backend.adapter)}` : ''}); arm ${c.arm}; preset ${c.preset}: ${setup.params.toLocaleString('en')} backbone params, vocab ${tk.vocab.length}`);
-  if (jepa) log(`SIGReg λ = ${lambda.lamb.toPrecision(4)}, λ_eff = λ·N·world_size = ${lambda.lamb.toPrecision(4)}·${lambda.sigregN}·${lambda.worldSize} = ${lambda.lambEff.toPrecision(4)} (${c.loss} loss, ${c.slices} slices)`);
+  log(
+    `backend ${backend.name} (${backend.package}${backend.threads ? `, ${backend.threads} thread(s)` : ''}${backend.adapter ? ` on ${describeAdapter(backend.adapter)}` : ''}); arm ${c.arm}; preset ${c.preset}: ${setup.params.toLocaleString('en')} backbone params, vocab ${tk.vocab.length}`,
+  );
+  if (jepa)
+    log(
+      `SIGReg λ = ${lambda.lamb.toPrecision(4)}, λ_eff = λ·N·world_size = ${lambda.lamb.toPrecision(4)}·${lambda.sigregN}·${lambda.worldSize} = ${lambda.lambEff.toPrecision(4)} (${c.loss} loss, ${c.slices} slices)`,
+    );
 
   for (let epoch = startEpoch; epoch < c.epochs; epoch++) {
     const t0 = performance.now();
@@ -164,16 +239,36 @@ export async function train(config: TrainConfig, outDir: string, hooks: TrainHoo
     for (let i = 0; i < stepsPerEpoch; i++, step++) {
       if (hooks.signal?.aborted) return { status: 'cancelled', setup, epochs };
       const photos = Int32Array.from(order.subarray(i * c.batch, (i + 1) * c.batch), (j) => corpus.splits.train[j]);
-      const batch = drawBatch(corpus, photos, c.arm, c.views, TrainRng.seeded(c.seed, 'batch', step), sp, encoder.maxLen);
+      const batch = drawBatch(
+        corpus,
+        photos,
+        c.arm,
+        c.views,
+        TrainRng.seeded(c.seed, 'batch', step),
+        sp,
+        encoder.maxLen,
+      );
       const lr = lrAt(sched, step);
-      const { values: parts, gradNorm, finite } = await optimizerStep(opt, model.params, () => stepLoss(model, batch, L, step, c.views.globals), c.clip, lr);
+      const {
+        values: parts,
+        gradNorm,
+        finite,
+      } = await optimizerStep(opt, model.params, () => stepLoss(model, batch, L, step, c.views.globals), c.clip, lr);
       if (!finite) {
         const message = `loss ${parts.loss} / gradient norm ${gradNorm} at step ${step} (epoch ${epoch + 1}); kept the last good checkpoint (epoch ${epoch || 'none'})`;
         log(message);
         return { status: 'diverged', setup, epochs, selected: selectCheckpoint(outDir, c.select), warnings, message };
       }
-      if (step === 0 && jepa && parts.inv !== undefined && parts.sigreg !== undefined && lambda.lamb * parts.sigreg > SIGREG_DOMINATES * parts.inv)
-        warn(`λ·SIGReg = ${(lambda.lamb * parts.sigreg).toPrecision(3)} is over ${SIGREG_DOMINATES.toExponential(0)} × the invariance term ${parts.inv.toPrecision(3)} at the first step: the views barely shape the encoder (λ = ${lambda.lamb.toPrecision(3)}; the default is .02)`);
+      if (
+        step === 0 &&
+        jepa &&
+        parts.inv !== undefined &&
+        parts.sigreg !== undefined &&
+        lambda.lamb * parts.sigreg > SIGREG_DOMINATES * parts.inv
+      )
+        warn(
+          `λ·SIGReg = ${(lambda.lamb * parts.sigreg).toPrecision(3)} is over ${SIGREG_DOMINATES.toExponential(0)} × the invariance term ${parts.inv.toPrecision(3)} at the first step: the views barely shape the encoder (λ = ${lambda.lamb.toPrecision(3)}; the default is .02)`,
+        );
       lossSum += parts.loss;
       firstLoss ??= parts.loss;
       if (step % c.metricEvery === 0 || i === stepsPerEpoch - 1) hooks.onStep?.(step, { ...parts, lr, gradNorm });
@@ -182,7 +277,10 @@ export async function train(config: TrainConfig, outDir: string, hooks: TrainHoo
     }
     const seconds = (performance.now() - t0) / 1000;
     const valLoss = await validationLoss(model, corpus, c, L, sp);
-    const emb: EpochEmbeddings = { val: await embedSplit(model, corpus, 'val', !jepa, sp), test: await embedSplit(model, corpus, 'test', !jepa, sp) };
+    const emb: EpochEmbeddings = {
+      val: await embedSplit(model, corpus, 'val', !jepa, sp),
+      test: await embedSplit(model, corpus, 'test', !jepa, sp),
+    };
     // A last step with a finite loss and gradient can still overflow the weights (a huge lr): then the epoch's
     // embeddings are NaN/Inf, and neither they nor its checkpoint are kept.
     const broken = [emb.val, emb.test].some((e) => e && !e.layers.every(Number.isFinite));
@@ -194,12 +292,36 @@ export async function train(config: TrainConfig, outDir: string, hooks: TrainHoo
     writeEpochEmbeddings(outDir, epoch + 1, emb);
     const trainLoss = lossSum / stepsPerEpoch;
     const valPairs = hooks.valPairs ? await hooks.valPairs(emb) : null;
-    await saveCheckpoint(outDir, model.params, opt, { epoch: epoch + 1, step, adamT: opt.t, seed: c.seed, valLoss, valPairs, trainLoss, rng: { scheme: 'keyed-xoroshiro128plus', seed: c.seed } });
-    const summary: EpochSummary = { epoch: epoch + 1, step, trainLoss, valLoss, seconds, samplesPerSec: (stepsPerEpoch * c.batch) / seconds };
+    await saveCheckpoint(outDir, model.params, opt, {
+      epoch: epoch + 1,
+      step,
+      adamT: opt.t,
+      seed: c.seed,
+      valLoss,
+      valPairs,
+      trainLoss,
+      rng: { scheme: 'keyed-xoroshiro128plus', seed: c.seed },
+    });
+    const summary: EpochSummary = {
+      epoch: epoch + 1,
+      step,
+      trainLoss,
+      valLoss,
+      seconds,
+      samplesPerSec: (stepsPerEpoch * c.batch) / seconds,
+    };
     epochs.push(summary);
-    if (firstLoss !== null && Math.abs(trainLoss) > EXPLODED * Math.abs(firstLoss) && !warnings.some((w) => w.startsWith('loss exploded')))
-      warn(`loss exploded: epoch ${epoch + 1} train loss ${trainLoss.toPrecision(3)} is over ${EXPLODED.toExponential(0)} × the first step's ${firstLoss.toPrecision(3)}, without a NaN; lower --lr or set --clip`);
-    log(`epoch ${epoch + 1}/${c.epochs}  train ${trainLoss.toFixed(4)}  val ${valLoss === null ? '-' : valLoss.toFixed(4)}  ${seconds.toFixed(1)} s  ${summary.samplesPerSec.toFixed(1)} photos/s`);
+    if (
+      firstLoss !== null &&
+      Math.abs(trainLoss) > EXPLODED * Math.abs(firstLoss) &&
+      !warnings.some((w) => w.startsWith('loss exploded'))
+    )
+      warn(
+        `loss exploded: epoch ${epoch + 1} train loss ${trainLoss.toPrecision(3)} is over ${EXPLODED.toExponential(0)} × the first step's ${firstLoss.toPrecision(3)}, without a NaN; lower --lr or set --clip`,
+      );
+    log(
+      `epoch ${epoch + 1}/${c.epochs}  train ${trainLoss.toFixed(4)}  val ${valLoss === null ? '-' : valLoss.toFixed(4)}  ${seconds.toFixed(1)} s  ${summary.samplesPerSec.toFixed(1)} photos/s`,
+    );
     await hooks.onEpoch?.(epoch + 1, emb, summary);
   }
   return { status: 'done', setup, epochs, selected: selectCheckpoint(outDir, c.select), warnings };

@@ -7,7 +7,8 @@ import { matMul2d, type TokenBatch } from '../models';
 // that has a next token (pads do not exist in a packed batch).
 export function ntpLoss(h: tf.Tensor2D, E: tf.Tensor2D, batch: TokenBatch): tf.Scalar {
   const { rows, offsets, lengths, ids } = batch;
-  const src: number[] = [], tgt: number[] = [];
+  const src: number[] = [],
+    tgt: number[] = [];
   for (let b = 0; b < rows; b++)
     for (let t = 0; t + 1 < lengths[b]; t++) {
       src.push(offsets[b] + t);

@@ -1,7 +1,16 @@
 // What one training step computes for each arm: the batch it draws and the loss it differentiates.
 import * as tf from '@tensorflow/tfjs';
 import type { Arm, ViewConfig } from '../../shared/train';
-import { encode, packBatch, pool, project, type EncoderConfig, type Params, type TrainRng, type TokenBatch } from '../models';
+import {
+  encode,
+  packBatch,
+  pool,
+  project,
+  type EncoderConfig,
+  type Params,
+  type TrainRng,
+  type TokenBatch,
+} from '../models';
 import { makeViews, type SpecialIds } from '../text';
 import type { Corpus } from './corpus';
 import { lejepaLoss, type JepaLoss, type LossParts } from './lejepa';
@@ -16,8 +25,16 @@ export type StepBatch = { kind: 'views'; views: ViewBatch } | { kind: 'text'; te
 
 export type Special = SpecialIds & { pad: number };
 
-export function viewBatch(corpus: Corpus, photos: ArrayLike<number>, arm: 'good' | 'bad', cfg: ViewConfig, rng: TrainRng, sp: Special): ViewBatch {
-  const B = photos.length, V = cfg.globals + cfg.locals;
+export function viewBatch(
+  corpus: Corpus,
+  photos: ArrayLike<number>,
+  arm: 'good' | 'bad',
+  cfg: ViewConfig,
+  rng: TrainRng,
+  sp: Special,
+): ViewBatch {
+  const B = photos.length,
+    V = cfg.globals + cfg.locals;
   const views = Array.from(photos, (p) => makeViews(rng, corpus.tokens[p], arm, cfg, sp));
   const seqs: number[][] = [];
   for (let v = 0; v < V; v++) for (let b = 0; b < B; b++) seqs.push(views[b][v].ids);
@@ -25,7 +42,14 @@ export function viewBatch(corpus: Corpus, photos: ArrayLike<number>, arm: 'good'
 }
 
 // Bad views and NTP read one caption per photo per visit, drawn uniformly (docs/reference.md#splits); pair-NTP two distinct ones.
-export function textBatch(corpus: Corpus, photos: ArrayLike<number>, pair: boolean, rng: TrainRng, sp: Special, maxLen: number): TokenBatch {
+export function textBatch(
+  corpus: Corpus,
+  photos: ArrayLike<number>,
+  pair: boolean,
+  rng: TrainRng,
+  sp: Special,
+  maxLen: number,
+): TokenBatch {
   const seqs = Array.from(photos, (p) => {
     const caps = corpus.tokens[p];
     const i = rng.int(0, caps.length - 1);
@@ -34,12 +58,26 @@ export function textBatch(corpus: Corpus, photos: ArrayLike<number>, pair: boole
     if (caps.length > 1 && j >= i) j++;
     // both captions share maxLen: each keeps at most half of what remains after 3 specials
     const half = Math.floor((maxLen - 3) / 2);
-    return [sp.cls, ...caps[i].slice(0, half), sp.sep, ...caps[j].slice(0, maxLen - 3 - Math.min(half, caps[i].length)), sp.sep];
+    return [
+      sp.cls,
+      ...caps[i].slice(0, half),
+      sp.sep,
+      ...caps[j].slice(0, maxLen - 3 - Math.min(half, caps[i].length)),
+      sp.sep,
+    ];
   });
   return packBatch(seqs);
 }
 
-export function drawBatch(corpus: Corpus, photos: ArrayLike<number>, arm: Arm, cfg: ViewConfig, rng: TrainRng, sp: Special, maxLen: number): StepBatch {
+export function drawBatch(
+  corpus: Corpus,
+  photos: ArrayLike<number>,
+  arm: Arm,
+  cfg: ViewConfig,
+  rng: TrainRng,
+  sp: Special,
+  maxLen: number,
+): StepBatch {
   return arm === 'good' || arm === 'bad'
     ? { kind: 'views', views: viewBatch(corpus, photos, arm, cfg, rng, sp) }
     : { kind: 'text', text: textBatch(corpus, photos, arm === 'pair-ntp', rng, sp, maxLen) };

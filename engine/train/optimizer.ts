@@ -14,7 +14,15 @@ export function lrAt(s: Schedule, step: number): number {
   return end + (s.lr - end) * 0.5 * (1 + Math.cos(Math.PI * p));
 }
 
-export type AdamW = { m: Map<string, tf.Variable>; v: Map<string, tf.Variable>; t: number; beta1: number; beta2: number; eps: number; weightDecay: number };
+export type AdamW = {
+  m: Map<string, tf.Variable>;
+  v: Map<string, tf.Variable>;
+  t: number;
+  beta1: number;
+  beta2: number;
+  eps: number;
+  weightDecay: number;
+};
 
 export function createAdamW(params: Params, weightDecay: number, beta1 = 0.9, beta2 = 0.999, eps = 1e-8): AdamW {
   const zeros = () => new Map([...params].map(([k, p]) => [k, tf.variable(tf.zerosLike(p), false)]));
@@ -28,14 +36,20 @@ export const decays = (p: tf.Variable): boolean => p.rank >= 2;
 // is ~1% off, and minilm's global norm was 4.5e-4 off torch's (2e-5 with this), so large gradients are summed by
 // rows first. Below 2^16 values one pass is ~1e-5 and keeps its bits (the world encoder's byte-for-byte rebuild).
 const sumOfSquares = (g: tf.Tensor): tf.Scalar =>
-  g.size > 65_536 && g.rank >= 2 ? tf.sum(tf.sum(tf.square(g.reshape([-1, g.shape[g.rank - 1]])), 1)) : tf.sum(tf.square(g));
+  g.size > 65_536 && g.rank >= 2
+    ? tf.sum(tf.sum(tf.square(g.reshape([-1, g.shape[g.rank - 1]])), 1))
+    : tf.sum(tf.square(g));
 
 // Scales grads in place so that their global L2 norm is at most maxNorm; returns the norm before clipping. Reads
 // are awaited (every GPU -> CPU read on the training path is: webgpu has no synchronous read in Node).
 export async function clipGradients(grads: Record<string, tf.Tensor>, maxNorm: number | null): Promise<number> {
   // a left fold, not tf.addN: webgpu's AddN binds every input at once and fails past the adapter's storage-buffer
   // limit (SwiftShader: 12); the fold adds in the same order as wasm's AddN, so wasm's norm is unchanged
-  const sq = tf.tidy(() => Object.values(grads).map(sumOfSquares).reduce((a, b) => tf.add(a, b)));
+  const sq = tf.tidy(() =>
+    Object.values(grads)
+      .map(sumOfSquares)
+      .reduce((a, b) => tf.add(a, b)),
+  );
   const norm = Math.sqrt((await sq.data())[0]);
   sq.dispose();
   if (maxNorm !== null && norm > maxNorm) {
@@ -51,12 +65,14 @@ export async function clipGradients(grads: Record<string, tf.Tensor>, maxNorm: n
 
 export function adamwStep(opt: AdamW, params: Params, grads: Record<string, tf.Tensor>, lr: number): void {
   opt.t += 1;
-  const bc1 = 1 - opt.beta1 ** opt.t, bc2 = Math.sqrt(1 - opt.beta2 ** opt.t);
+  const bc1 = 1 - opt.beta1 ** opt.t,
+    bc2 = Math.sqrt(1 - opt.beta2 ** opt.t);
   tf.tidy(() => {
     for (const [k, p] of params) {
       const g = grads[k];
       if (!g) continue;
-      const m = opt.m.get(k)!, v = opt.v.get(k)!;
+      const m = opt.m.get(k)!,
+        v = opt.v.get(k)!;
       m.assign(tf.add(tf.mul(m, opt.beta1), tf.mul(g, 1 - opt.beta1)));
       v.assign(tf.add(tf.mul(v, opt.beta2), tf.mul(tf.square(g), 1 - opt.beta2)));
       const upd = tf.div(m, tf.add(tf.div(tf.sqrt(v), bc2), opt.eps));
@@ -71,7 +87,13 @@ export type StepResult<P extends Parts> = { values: { [K in keyof P]: number }; 
 
 // One training step, the same for the text arms and the image JEPA: the gradient of loss() for every parameter,
 // global-norm clipping, AdamW at lr. A non-finite loss or gradient norm leaves the parameters as they were.
-export async function optimizerStep<P extends Parts>(opt: AdamW, params: Params, loss: () => P, clip: number | null, lr: number): Promise<StepResult<P>> {
+export async function optimizerStep<P extends Parts>(
+  opt: AdamW,
+  params: Params,
+  loss: () => P,
+  clip: number | null,
+  lr: number,
+): Promise<StepResult<P>> {
   let parts: [string, tf.Scalar][] = [];
   const { value, grads } = tf.variableGrads(() => {
     const p = loss();

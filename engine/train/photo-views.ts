@@ -7,9 +7,20 @@ import { captionIds, decodeIds, makeViews, type Tokenizer, type View } from '../
 export type DecodedView = View & { tokens: string[]; kind: 'global' | 'local' };
 
 // Both arms use a stream keyed by the same (seed, photo), so any difference comes from the caption choice alone.
-export function photoViews(tk: Tokenizer, captions: readonly string[], cfg: ViewConfig, seed: number, photoKey: string, maxLen = 64): Record<'good' | 'bad', DecodedView[]> {
+export function photoViews(
+  tk: Tokenizer,
+  captions: readonly string[],
+  cfg: ViewConfig,
+  seed: number,
+  photoKey: string,
+  maxLen = 64,
+): Record<'good' | 'bad', DecodedView[]> {
   const ids = captions.map((t) => captionIds(tk, t, maxLen));
   const arm = (a: 'good' | 'bad') =>
-    makeViews(TrainRng.seeded(seed, 'inspect', photoKey), ids, a, cfg, tk).map((v, i) => ({ ...v, tokens: decodeIds(tk, v.ids), kind: i < cfg.globals ? ('global' as const) : ('local' as const) }));
+    makeViews(TrainRng.seeded(seed, 'inspect', photoKey), ids, a, cfg, tk).map((v, i) => ({
+      ...v,
+      tokens: decodeIds(tk, v.ids),
+      kind: i < cfg.globals ? ('global' as const) : ('local' as const),
+    }));
   return { good: arm('good'), bad: arm('bad') };
 }

@@ -16,13 +16,24 @@ export type RenderPool = { n: number; renders: number; side: number; data: Uint8
 
 /** K renders of each scene (its index in the world `seed` and its state) as bytes: render k is view k of the scene
  *  (engine/data/world: view 0 is the dataset's PNG, views k > 0 re-draw the nuisance and the drawing order). */
-export const renderPool = (seed: number, side: number, scenes: readonly { index: number; state: Scene }[], K: number): RenderPool =>
+export const renderPool = (
+  seed: number,
+  side: number,
+  scenes: readonly { index: number; state: Scene }[],
+  K: number,
+): RenderPool =>
   poolOf(scenes.length, K, side, (i, k) => renderScenePixels(scenes[i].state, side, seed, scenes[i].index, k));
 
 /** K renders of every object of the scenes, each drawn alone (renderObjectPixels; `keep`: the object on its scene's
  *  background, or what OBJECT_KEEPS names), as a pool over the objects in scene order, with each object's kind: the image
  *  JEPA's object-level views. */
-export function objectPool(seed: number, side: number, scenes: readonly { index: number; state: Scene }[], K: number, keep: ObjectKeep = 'object'): RenderPool {
+export function objectPool(
+  seed: number,
+  side: number,
+  scenes: readonly { index: number; state: Scene }[],
+  K: number,
+  keep: ObjectKeep = 'object',
+): RenderPool {
   const objects = scenes.flatMap(({ index, state }) => state.objects.map((_, j) => ({ index, state, j })));
   const ids = new Map<string, number>();
   const kinds = Int32Array.from(objects, ({ state, j }) => {
@@ -30,15 +41,23 @@ export function objectPool(seed: number, side: number, scenes: readonly { index:
     if (!ids.has(key)) ids.set(key, ids.size);
     return ids.get(key)!;
   });
-  return { ...poolOf(objects.length, K, side, (i, k) => renderObjectPixels(objects[i].state, side, seed, objects[i].index, objects[i].j, k, keep)), kinds };
+  return {
+    ...poolOf(objects.length, K, side, (i, k) =>
+      renderObjectPixels(objects[i].state, side, seed, objects[i].index, objects[i].j, k, keep),
+    ),
+    kinds,
+  };
 }
 
 // K renders of each of n items: render(i, k) gives RGBA bytes [S, S, 4], stored CHW at (i·K + k)·3S². One array, so at
 // most MAX_LENGTH bytes (4 GiB in Node 20): 10,206 objects x 8 renders at 128 px is 4.01 GB, just under it.
 function poolOf(n: number, K: number, side: number, render: (i: number, k: number) => Uint8ClampedArray): RenderPool {
-  const plane = side * side, per = 3 * plane;
+  const plane = side * side,
+    per = 3 * plane;
   if (n * K * per > MAX_LENGTH)
-    throw new InputError(`${n} images x ${K} renders at ${side} px are ${(n * K * per / 2 ** 30).toFixed(2)} GiB of renders, over the ${MAX_LENGTH / 2 ** 30} GiB one array holds: fewer renders, scenes or pixels`);
+    throw new InputError(
+      `${n} images x ${K} renders at ${side} px are ${((n * K * per) / 2 ** 30).toFixed(2)} GiB of renders, over the ${MAX_LENGTH / 2 ** 30} GiB one array holds: fewer renders, scenes or pixels`,
+    );
   const data = new Uint8Array(n * K * per);
   for (let i = 0; i < n; i++)
     for (let k = 0; k < K; k++) {
@@ -58,8 +77,12 @@ export type ObjectDraw = (typeof OBJECT_DRAWS)[number];
 export function drawObjects(pool: RenderPool, B: number, draw: ObjectDraw, rng: TrainRng): Int32Array {
   if (draw === 'uniform') return Int32Array.from({ length: B }, () => rng.int(0, pool.n - 1));
   const members = kindMembers(pool);
-  if (B > members.length) throw new Error(`${B} objects of distinct kinds a step, but the object renders have ${members.length} kinds`);
-  return Int32Array.from(rng.permutation(members.length).slice(0, B), (k) => members[k][rng.int(0, members[k].length - 1)]);
+  if (B > members.length)
+    throw new Error(`${B} objects of distinct kinds a step, but the object renders have ${members.length} kinds`);
+  return Int32Array.from(
+    rng.permutation(members.length).slice(0, B),
+    (k) => members[k][rng.int(0, members[k].length - 1)],
+  );
 }
 
 // The pool's items by kind (members[k]: the items of kind k, in pool order), once per pool.
@@ -67,7 +90,8 @@ const membersOf = new WeakMap<RenderPool, number[][]>();
 function kindMembers(pool: RenderPool): number[][] {
   let members = membersOf.get(pool);
   if (!members) {
-    if (!pool.kinds) throw new Error('objects of distinct kinds need an object pool (objectPool), which records each object\'s kind');
+    if (!pool.kinds)
+      throw new Error("objects of distinct kinds need an object pool (objectPool), which records each object's kind");
     members = [];
     pool.kinds.forEach((k, i) => (members![k] ??= []).push(i));
     membersOf.set(pool, members);
@@ -77,17 +101,28 @@ function kindMembers(pool: RenderPool): number[][] {
 
 /** Render 0 of each scene in [0, 1] (the crop views' input); of the first `count` scenes only, if given. */
 export function firstRenders(pool: RenderPool, count = pool.n): ImageSet {
-  const n = Math.min(count, pool.n), per = 3 * pool.side * pool.side;
+  const n = Math.min(count, pool.n),
+    per = 3 * pool.side * pool.side;
   const data = new Float32Array(n * per);
-  for (let i = 0; i < n; i++) for (let q = 0; q < per; q++) data[i * per + q] = pool.data[i * pool.renders * per + q] / 255;
+  for (let i = 0; i < n; i++)
+    for (let q = 0; q < per; q++) data[i * per + q] = pool.data[i * pool.renders * per + q] / 255;
   return { n, side: pool.side, data };
 }
 
 // V views of each of the B images `ids`: [V·B, 3, S, S] in view-major order (row v·B + b), normalised. Each image
 // draws V distinct renders (a shuffled pool, cycled when K < V) and each view its noise std from U(0, noise)
 // (noise in [0, 1] pixel units).
-export function renderViewBatch(pool: RenderPool, ids: ArrayLike<number>, V: number, noise: number, rng: TrainRng): Float32Array {
-  const B = ids.length, plane = pool.side * pool.side, per = 3 * plane, K = pool.renders;
+export function renderViewBatch(
+  pool: RenderPool,
+  ids: ArrayLike<number>,
+  V: number,
+  noise: number,
+  rng: TrainRng,
+): Float32Array {
+  const B = ids.length,
+    plane = pool.side * pool.side,
+    per = 3 * plane,
+    K = pool.renders;
   const out = new Float32Array(V * B * per);
   for (let b = 0; b < B; b++) {
     const order = rng.permutation(K);

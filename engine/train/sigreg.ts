@@ -2,19 +2,38 @@
 // directions and value) as a differentiable tf op. Value and gradient are one custom op in plain JS; the gradient
 // pass reuses the moments' coefficients and the same angle-addition recurrence.
 import * as tf from '@tensorflow/tfjs';
-import { type EppsPulleyGrid, type EppsPulleyMoments, SP_GRID, drawDirections, eppsPulleyMoments, eppsPulleyWeights } from '../metrics';
+import {
+  type EppsPulleyGrid,
+  type EppsPulleyMoments,
+  SP_GRID,
+  drawDirections,
+  eppsPulleyMoments,
+  eppsPulleyWeights,
+} from '../metrics';
 import { TrainRng, matMul2d } from '../models';
 
 // dStat/dz: [N, M], a second pass over z with the coefficients of the first.
-export function sigregGradient(z: Float32Array, N: number, M: number, g: EppsPulleyGrid, worldSize: number, { a, b }: EppsPulleyMoments): Float32Array {
-  const J = g.points, dt = g.tMax / (J - 1);
+export function sigregGradient(
+  z: Float32Array,
+  N: number,
+  M: number,
+  g: EppsPulleyGrid,
+  worldSize: number,
+  { a, b }: EppsPulleyMoments,
+): Float32Array {
+  const J = g.points,
+    dt = g.tMax / (J - 1);
   const grad = new Float32Array(N * M);
   const k = (N * worldSize) / M;
   for (let n = 0; n < N; n++) {
     const row = n * M;
     for (let m = 0; m < M; m++) {
-      const th = dt * z[row + m], c1 = Math.cos(th), s1 = Math.sin(th);
-      let c = c1, s = s1, acc = 0;
+      const th = dt * z[row + m],
+        c1 = Math.cos(th),
+        s1 = Math.sin(th);
+      let c = c1,
+        s = s1,
+        acc = 0;
       for (let j = 1; j < J; j++) {
         acc += a[m * J + j] * s + b[m * J + j] * c;
         const cn = c * c1 - s * s1;
@@ -42,7 +61,8 @@ export function sigregOp(g: EppsPulleyGrid = SP_GRID, worldSize = 1): (z: tf.Ten
 }
 
 // 2π as float32 + the rest, for a range reduction that loses no more than float32 rounding of x itself
-const TWO_PI_HI = Math.fround(2 * Math.PI), TWO_PI_LO = 2 * Math.PI - TWO_PI_HI;
+const TWO_PI_HI = Math.fround(2 * Math.PI),
+  TWO_PI_LO = 2 * Math.PI - TWO_PI_HI;
 // 1/(2k)! and 1/(2k+1)! for k = 8..0 (Horner order): the Taylor tails at |r| = π are < 2e-7
 const COS_TAYLOR = Array.from({ length: 9 }, (_, i) => 8 - i).map((k) => (k % 2 ? -1 : 1) / factorial(2 * k));
 const SIN_TAYLOR = Array.from({ length: 9 }, (_, i) => 8 - i).map((k) => (k % 2 ? -1 : 1) / factorial(2 * k + 1));
@@ -57,7 +77,8 @@ export function cosSin(x: tf.Tensor): [tf.Tensor, tf.Tensor] {
   const k = tf.round(tf.div(x, 2 * Math.PI));
   const r = tf.sub(tf.sub(x, tf.mul(k, TWO_PI_HI)), tf.mul(k, TWO_PI_LO));
   const r2 = tf.square(r);
-  const horner = (cs: number[]) => cs.slice(1).reduce((acc: tf.Tensor, c) => tf.add(tf.mul(acc, r2), c), tf.fill(r2.shape, cs[0]));
+  const horner = (cs: number[]) =>
+    cs.slice(1).reduce((acc: tf.Tensor, c) => tf.add(tf.mul(acc, r2), c), tf.fill(r2.shape, cs[0]));
   return [horner(COS_TAYLOR), tf.mul(r, horner(SIN_TAYLOR))];
 }
 

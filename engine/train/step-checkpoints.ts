@@ -23,25 +23,43 @@ const STEP_DIR = /^step-(\d+)$/;
 // The newest whole checkpoint's step, or null (an unfinished .tmp folder is a kill mid-write: not a checkpoint).
 function newestStep(dir: string): number | null {
   if (!existsSync(dir)) return null;
-  const steps = readdirSync(dir).flatMap((f) => { const m = STEP_DIR.exec(f); return m && existsSync(join(dir, f, 'state.json')) ? [Number(m[1])] : []; });
+  const steps = readdirSync(dir).flatMap((f) => {
+    const m = STEP_DIR.exec(f);
+    return m && existsSync(join(dir, f, 'state.json')) ? [Number(m[1])] : [];
+  });
   return steps.length ? Math.max(...steps) : null;
 }
 
 /** The newest checkpoint in c.dir loaded into params and opt, with its state; null when there is none. Another build's
  *  checkpoints (another key) are an InputError: resuming them would be a different build, starting over would lose them. */
-export function resumeSteps<S extends StepState>(c: StepCheckpoints, schema: z.ZodType<S>, params: Params, opt: AdamW): S | null {
+export function resumeSteps<S extends StepState>(
+  c: StepCheckpoints,
+  schema: z.ZodType<S>,
+  params: Params,
+  opt: AdamW,
+): S | null {
   const step = newestStep(c.dir);
   if (step === null) return null;
   const at = join(c.dir, `step-${step}`);
   const state = readJson(join(at, 'state.json'), schema, 'a build checkpoint');
-  if (state.key !== c.key) throw new InputError(`${c.dir}: holds the checkpoints of another build (step ${state.step}); remove that folder to start this one over, or build into another --out`);
+  if (state.key !== c.key)
+    throw new InputError(
+      `${c.dir}: holds the checkpoints of another build (step ${state.step}); remove that folder to start this one over, or build into another --out`,
+    );
   readTrainState(at, params, opt, state.adamT);
   return state;
 }
 
 /** state as <dir>/step-<state.step>; the older checkpoints and temp folders of killed writers go once it is whole. */
-export async function saveSteps<S extends StepState>(c: StepCheckpoints, params: Params, opt: AdamW, state: S): Promise<void> {
+export async function saveSteps<S extends StepState>(
+  c: StepCheckpoints,
+  params: Params,
+  opt: AdamW,
+  state: S,
+): Promise<void> {
   const name = `step-${state.step}`;
   await writeTrainState(join(c.dir, name), params, opt, state);
-  for (const f of readdirSync(c.dir)) if (f !== name && (STEP_DIR.test(f) || f.endsWith('.tmp'))) rmSync(join(c.dir, f), { recursive: true, force: true });
+  for (const f of readdirSync(c.dir))
+    if (f !== name && (STEP_DIR.test(f) || f.endsWith('.tmp')))
+      rmSync(join(c.dir, f), { recursive: true, force: true });
 }

@@ -12,6 +12,8 @@ export const EXECUTOR_FILE = 'executor.json';
 
 export function executorFor(runDir: string): Executor {
   const file = join(runDir, EXECUTOR_FILE);
-  const choice = existsSync(file) ? readJson(file, RunExecutor, 'the run\'s executor') : { kind: 'local' as const };
-  return choice.kind === 'slurm' ? new SlurmExecutor({ settings: choice.slurm, worker: workerCommand() }) : new LocalExecutor(workerCommand());
+  const choice = existsSync(file) ? readJson(file, RunExecutor, "the run's executor") : { kind: 'local' as const };
+  return choice.kind === 'slurm'
+    ? new SlurmExecutor({ settings: choice.slurm, worker: workerCommand() })
+    : new LocalExecutor(workerCommand());
 }

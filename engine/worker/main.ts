@@ -8,7 +8,16 @@ import { appendLineSync, writeJsonAtomic } from '../atomic';
 import { DiskFullError, InputError } from '../errors';
 import { readJson } from '../json-file';
 import { RunConfig, type MetricRecord } from '../../shared/runs';
-import { badLinesText, Cancelled, compactMetricsFile, cutTornTail, metricKey, scanMetricsFile, type JobContext, type WorkerMessage } from '../runs';
+import {
+  badLinesText,
+  Cancelled,
+  compactMetricsFile,
+  cutTornTail,
+  metricKey,
+  scanMetricsFile,
+  type JobContext,
+  type WorkerMessage,
+} from '../runs';
 import { workerCommand } from './command';
 import { executorFor } from './executor';
 import { jobFor } from './jobs';
@@ -40,7 +49,10 @@ async function main(runDir: string, resume: boolean): Promise<void> {
   const ckpt = join(runDir, 'checkpoints', 'state.json');
   const previous = join(runDir, 'checkpoints', 'state.prev.json');
   const ctx: JobContext = {
-    config, runDir, resume, signal: abort.signal,
+    config,
+    runDir,
+    resume,
+    signal: abort.signal,
     progress: (done, total, message) => send({ type: 'progress', progress: { done, total, message } }),
     metric: (scope, x, values, tags) => {
       const record: MetricRecord = { t: Date.now(), scope, x, values, ...(tags ? { tags } : {}) };
@@ -67,7 +79,11 @@ async function main(runDir: string, resume: boolean): Promise<void> {
   try {
     const outcome = await (await jobFor(config))(ctx);
     compact();
-    send(outcome.status === 'done' ? { type: 'done', result: outcome.result } : { type: 'diverged', message: outcome.message, result: outcome.result });
+    send(
+      outcome.status === 'done'
+        ? { type: 'done', result: outcome.result }
+        : { type: 'diverged', message: outcome.message, result: outcome.result },
+    );
   } catch (err) {
     if (err instanceof Cancelled) return send({ type: 'cancelled' });
     throw err;
@@ -113,7 +129,13 @@ main(runDir, flag === '--resume').then(
     // message alone; anything else keeps its type (a TypeError and the like: a bug) and its stack on stderr.
     const user = err instanceof InputError || err instanceof DiskFullError;
     const typed = err instanceof Error && !user && err.name !== 'Error';
-    send({ type: 'failed', message: err instanceof Error ? (typed ? `${err.name}: ${err.message}` : err.message) : String(err) });
-    process.stderr.write((user ? (err as Error).message : err instanceof Error ? err.stack ?? err.message : String(err)) + '\n', () => process.exit(1));
+    send({
+      type: 'failed',
+      message: err instanceof Error ? (typed ? `${err.name}: ${err.message}` : err.message) : String(err),
+    });
+    process.stderr.write(
+      (user ? (err as Error).message : err instanceof Error ? (err.stack ?? err.message) : String(err)) + '\n',
+      () => process.exit(1),
+    );
   },
 );

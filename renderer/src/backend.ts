@@ -6,7 +6,9 @@ import type { RunEvent } from '../../shared/runs';
 import { backoffMs, connection, notifyReconnected } from './connection';
 
 declare global {
-  interface Window { prh?: Backend }
+  interface Window {
+    prh?: Backend;
+  }
 }
 
 // Why a connection failed: the server is down (fetch fails), or it is up but this tab's cookie no longer opens it.

@@ -20,4 +20,5 @@ export function onReconnect(listener: () => void): () => void {
 export const notifyReconnected = () => reconnected.forEach((l) => l());
 
 // Backoff between attempts: 0.5 s doubling to 10 s, with ±20% jitter so many tabs do not retry in step.
-export const backoffMs = (attempt: number, random = Math.random()) => Math.min(10_000, 500 * 2 ** attempt) * (0.8 + 0.4 * random);
+export const backoffMs = (attempt: number, random = Math.random()) =>
+  Math.min(10_000, 500 * 2 ** attempt) * (0.8 + 0.4 * random);

@@ -4,8 +4,12 @@ import type { ExperimentResult } from '../../shared/experiment';
 import type { Progress, RunState } from '../../shared/runs';
 
 export const isExperimentResult = (r: unknown): r is ExperimentResult =>
-  !!r && typeof r === 'object' && Array.isArray((r as ExperimentResult).arms) && Array.isArray((r as ExperimentResult).differences);
-export const experimentResult = (s: RunState | undefined): ExperimentResult | null => (isExperimentResult(s?.result) ? s.result : null);
+  !!r &&
+  typeof r === 'object' &&
+  Array.isArray((r as ExperimentResult).arms) &&
+  Array.isArray((r as ExperimentResult).differences);
+export const experimentResult = (s: RunState | undefined): ExperimentResult | null =>
+  isExperimentResult(s?.result) ? s.result : null;
 
 // ETA from the rate of progress events: a window of recent (time, done) samples, restarted when the phase changes.
 export type Rate = { samples: { t: number; done: number }[]; phase: string };

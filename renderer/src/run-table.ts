@@ -7,12 +7,24 @@ import { resolveLambda } from '../../shared/train';
 import { experimentResult } from './experiment';
 
 export type RunRow = {
-  id: string; name: string; kind: string; status: RunState['status']; created: string; progress: number | null;
-  arms: string[]; epochs: number | null; batch: number | null; lambEff: number | null; seeds: number[];
-  dataset: string; encoder: string;
+  id: string;
+  name: string;
+  kind: string;
+  status: RunState['status'];
+  created: string;
+  progress: number | null;
+  arms: string[];
+  epochs: number | null;
+  batch: number | null;
+  lambEff: number | null;
+  seeds: number[];
+  dataset: string;
+  encoder: string;
   r1: Record<string, number>; // arm -> R@1 (mean over seeds)
   goodBad: { estimate: number; lo: number; hi: number } | null; // R@1, seed of the first good/bad pair
-  tags: string[]; note: string; archived: boolean;
+  tags: string[];
+  note: string;
+  archived: boolean;
   executor: 'local' | 'slurm' | null; // where an experiment's arms compute
 };
 
@@ -22,10 +34,32 @@ function settings(c: RunConfig | null) {
   if (!c) return { arms: [], epochs: null, batch: null, lambEff: null, seeds: [], dataset: '', encoder: '' };
   if (c.kind === 'experiment') {
     const e = c as ExperimentConfig;
-    return { arms: e.arms, epochs: e.train.epochs, batch: e.train.batch, lambEff: resolveLambda(e.train).lambEff, seeds: e.seeds, dataset: e.data, encoder: e.imageViews ? `2x2: ${e.imageViews.arms.join(', ')} image arms` : e.image.model === 'world' ? 'world' : base(e.image.model) };
+    return {
+      arms: e.arms,
+      epochs: e.train.epochs,
+      batch: e.train.batch,
+      lambEff: resolveLambda(e.train).lambEff,
+      seeds: e.seeds,
+      dataset: e.data,
+      encoder: e.imageViews
+        ? `2x2: ${e.imageViews.arms.join(', ')} image arms`
+        : e.image.model === 'world'
+          ? 'world'
+          : base(e.image.model),
+    };
   }
-  if (c.kind === 'train') return { arms: [c.arm], epochs: c.epochs, batch: c.batch, lambEff: resolveLambda(c).lambEff, seeds: [c.seed], dataset: c.data, encoder: '' };
-  if (c.kind === 'world.generate') return { arms: [], epochs: null, batch: null, lambEff: null, seeds: [c.seed], dataset: c.out, encoder: '' };
+  if (c.kind === 'train')
+    return {
+      arms: [c.arm],
+      epochs: c.epochs,
+      batch: c.batch,
+      lambEff: resolveLambda(c).lambEff,
+      seeds: [c.seed],
+      dataset: c.data,
+      encoder: '',
+    };
+  if (c.kind === 'world.generate')
+    return { arms: [], epochs: null, batch: null, lambEff: null, seeds: [c.seed], dataset: c.out, encoder: '' };
   return { arms: [], epochs: null, batch: null, lambEff: null, seeds: [c.params.seed], dataset: '', encoder: '' };
 }
 
@@ -38,31 +72,59 @@ export function runRow(s: RunState, e: RunIndexEntry | undefined): RunRow {
   }
   const gb = result?.differences.find((d) => d.metric === 'r1' && d.a === 'good' && d.b === 'bad') ?? null;
   return {
-    id: s.id, name: s.name, kind: s.kind, status: s.status, created: s.createdAt,
+    id: s.id,
+    name: s.name,
+    kind: s.kind,
+    status: s.status,
+    created: s.createdAt,
     progress: s.progress && s.progress.total ? s.progress.done / s.progress.total : null,
     ...settings(e?.config ?? null),
-    r1, goodBad: gb && { estimate: gb.estimate, lo: gb.lo, hi: gb.hi },
-    tags: e?.annotation.tags ?? [], note: e?.annotation.note ?? '', archived: e?.annotation.archived ?? false,
+    r1,
+    goodBad: gb && { estimate: gb.estimate, lo: gb.lo, hi: gb.hi },
+    tags: e?.annotation.tags ?? [],
+    note: e?.annotation.note ?? '',
+    archived: e?.annotation.archived ?? false,
     executor: e?.executor ?? null,
   };
 }
 
-export type SortKey = 'name' | 'kind' | 'status' | 'created' | 'epochs' | 'batch' | 'lambEff' | 'dataset' | 'goodBad' | `r1:${string}`;
-export type TableQuery = { search: string; status: string; kind: string; tag: string; archived: boolean; sort: SortKey; desc: boolean };
+export type SortKey =
+  'name' | 'kind' | 'status' | 'created' | 'epochs' | 'batch' | 'lambEff' | 'dataset' | 'goodBad' | `r1:${string}`;
+export type TableQuery = {
+  search: string;
+  status: string;
+  kind: string;
+  tag: string;
+  archived: boolean;
+  sort: SortKey;
+  desc: boolean;
+};
 
 const sortValue = (r: RunRow, k: SortKey): string | number | null =>
-  k.startsWith('r1:') ? r.r1[k.slice(3)] ?? null : k === 'goodBad' ? r.goodBad?.estimate ?? null : (r[k as Exclude<SortKey, `r1:${string}` | 'goodBad'>] as string | number | null);
+  k.startsWith('r1:')
+    ? (r.r1[k.slice(3)] ?? null)
+    : k === 'goodBad'
+      ? (r.goodBad?.estimate ?? null)
+      : (r[k as Exclude<SortKey, `r1:${string}` | 'goodBad'>] as string | number | null);
 
 // Search matches name, id, kind, dataset, encoder, arms, tags and note, every word somewhere (case-insensitive).
 // Empty cells sort last either way.
 export function queryRows(rows: RunRow[], q: TableQuery): RunRow[] {
   const words = q.search.toLowerCase().split(/\s+/).filter(Boolean);
-  const hay = (r: RunRow) => [r.name, r.id, r.kind, r.dataset, r.encoder, ...r.arms, ...r.tags, r.note].join(' ').toLowerCase();
+  const hay = (r: RunRow) =>
+    [r.name, r.id, r.kind, r.dataset, r.encoder, ...r.arms, ...r.tags, r.note].join(' ').toLowerCase();
   return rows
-    .filter((r) => (q.archived || !r.archived) && (!q.status || r.status === q.status) && (!q.kind || r.kind === q.kind) && (!q.tag || r.tags.includes(q.tag)))
+    .filter(
+      (r) =>
+        (q.archived || !r.archived) &&
+        (!q.status || r.status === q.status) &&
+        (!q.kind || r.kind === q.kind) &&
+        (!q.tag || r.tags.includes(q.tag)),
+    )
     .filter((r) => words.every((w) => hay(r).includes(w)))
     .sort((a, b) => {
-      const x = sortValue(a, q.sort), y = sortValue(b, q.sort);
+      const x = sortValue(a, q.sort),
+        y = sortValue(b, q.sort);
       if (x === null || y === null) return x === y ? 0 : x === null ? 1 : -1;
       const c = typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y));
       return q.desc ? -c : c;

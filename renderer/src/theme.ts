@@ -9,6 +9,8 @@ const prefersDark = window.matchMedia('(prefers-color-scheme: dark)');
 const systemDark = ref(prefersDark.matches);
 prefersDark.addEventListener('change', (e) => (systemDark.value = e.matches));
 
-export const isDark = computed(() => themeSetting.value === 'dark' || (themeSetting.value === 'system' && systemDark.value));
+export const isDark = computed(
+  () => themeSetting.value === 'dark' || (themeSetting.value === 'system' && systemDark.value),
+);
 export const chartTheme = computed(() => (isDark.value ? DARK : LIGHT));
 watchEffect(() => document.documentElement.setAttribute('data-theme', isDark.value ? 'dark' : 'light'));

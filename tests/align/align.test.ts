@@ -35,30 +35,41 @@ describe('evaluate', async () => {
   });
 
   it('rejects mismatched rows, overlapping fit/test and out-of-range rows with InputError', async () => {
-    await expect(evaluate({ image, text: { ...text, rows: 499, data: text.data.subarray(0, 499 * 32) }, fit, test })).rejects.toThrow(/image has 500 rows, text has 499/);
+    await expect(
+      evaluate({ image, text: { ...text, rows: 499, data: text.data.subarray(0, 499 * 32) }, fit, test }),
+    ).rejects.toThrow(/image has 500 rows, text has 499/);
     await expect(evaluate({ image, text, fit, test: { start: 250, end: 400 } })).rejects.toThrow(InputError);
-    await expect(evaluate({ image, text, fit, test: { start: 300, end: 501 } })).rejects.toThrow(/row 500 is out of range/);
+    await expect(evaluate({ image, text, fit, test: { start: 300, end: 501 } })).rejects.toThrow(
+      /row 500 is out of range/,
+    );
   });
 });
 
 describe('foldR1 (the fit pairs scored in two folds, for checkpoint selection)', async () => {
   const { image, text } = await pairs(500, 64, 32, 2.5, 1);
-  const even = Array.from({ length: 150 }, (_, i) => 2 * i), odd = even.map((i) => i + 1);
+  const even = Array.from({ length: 150 }, (_, i) => 2 * i),
+    odd = even.map((i) => i + 1);
   it('is the mean of the two evaluations: fitted on the even fit rows and scored on the odd, and the other way', async () => {
-    const a = await evaluate({ image, text, fit: even, test: odd }), b = await evaluate({ image, text, fit: odd, test: even });
+    const a = await evaluate({ image, text, fit: even, test: odd }),
+      b = await evaluate({ image, text, fit: odd, test: even });
     expect(await foldR1(image, text, fit)).toBeCloseTo((a.imageToText.r1 + b.imageToText.r1) / 2, 12);
     expect(await foldR1(image, text, fit)).toBeGreaterThan(0.2); // the planted latent, as on the test rows
   });
   it('reads 1 when the text side is the image side rotated, and near chance (1/150) when the pairs are unrelated', async () => {
     const square = (await pairs(300, 32, 32, 1, 2)).image;
-    const rotated = await gemm({ rows: 300, cols: 32, data: Float64Array.from(square.data) }, randomOrthonormal(32, 32, 3)); // [300, 32] · Q
+    const rotated = await gemm(
+      { rows: 300, cols: 32, data: Float64Array.from(square.data) },
+      randomOrthonormal(32, 32, 3),
+    ); // [300, 32] · Q
     expect(await foldR1(square, { rows: 300, dim: 32, data: rotated.data }, fit)).toBe(1);
     const unrelated = (await pairs(500, 64, 32, 2.5, 4)).text; // another latent
     expect(await foldR1(image, unrelated, fit)).toBeLessThan(0.05);
   });
   it('refuses fewer than 4 fit pairs, and sides that do not pair row by row', async () => {
     await expect(foldR1(image, text, { start: 0, end: 3 })).rejects.toThrow(/3 pairs are too few/);
-    await expect(foldR1(image, { ...text, rows: 499, data: text.data.subarray(0, 499 * 32) }, fit)).rejects.toThrow(/image has 500 rows, text has 499/);
+    await expect(foldR1(image, { ...text, rows: 499, data: text.data.subarray(0, 499 * 32) }, fit)).rejects.toThrow(
+      /image has 500 rows, text has 499/,
+    );
   });
 });
 
@@ -66,7 +77,16 @@ describe('compareArms', async () => {
   const a = await pairs(500, 64, 32, 2.5, 2);
   const worse = { ...a.text, data: a.text.data.map((v, i) => v + 4 * Math.sin(i * 12.9898)) };
   it('gives seeded, paired CIs for every arm and difference', async () => {
-    const opts = { arms: [{ name: 'good', ...a }, { name: 'noisy', image: a.image, text: worse }], fit, test, resamples: 500, seed: 3 };
+    const opts = {
+      arms: [
+        { name: 'good', ...a },
+        { name: 'noisy', image: a.image, text: worse },
+      ],
+      fit,
+      test,
+      resamples: 500,
+      seed: 3,
+    };
     const c = await compareArms(opts);
     const b = c.bootstrap['imageToText.r1']!;
     expect(b.scores.good.estimate).toBe(c.arms[0].imageToText.r1);
@@ -103,7 +123,8 @@ describe('bestLayerPair', () => {
     const { bestLayerPair, mutualKnn } = await import('../../engine/metrics');
     const { image, text } = await pairs(60, 16, 8, 1, 6);
     const noise = (await pairs(60, 16, 8, 1, 7)).image;
-    const score = async (a: Parameters<typeof mutualKnn>[0], b: Parameters<typeof mutualKnn>[1]) => (await mutualKnn(a, b, 5)).score;
+    const score = async (a: Parameters<typeof mutualKnn>[0], b: Parameters<typeof mutualKnn>[1]) =>
+      (await mutualKnn(a, b, 5)).score;
     const best = await bestLayerPair([noise, image], [text], score);
     expect([best.i, best.j]).toEqual([1, 0]);
     expect(best.score).toBe(best.grid[1][0]);

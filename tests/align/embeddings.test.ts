@@ -54,7 +54,10 @@ describe('.npy', () => {
 
   it('reads an [L, N, D] stack as per-layer views', () => {
     const layers = asLayerStack(readNpyTensor(fx('stack.npy')), 'stack');
-    expect(layers.map((l) => [l.rows, l.dim])).toEqual([[3, 4], [3, 4]]);
+    expect(layers.map((l) => [l.rows, l.dim])).toEqual([
+      [3, 4],
+      [3, 4],
+    ]);
     expect([...layers[0].data, ...layers[1].data]).toEqual(expected.stack);
   });
 

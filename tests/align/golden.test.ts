@@ -5,13 +5,25 @@ import { describe, expect, it } from 'vitest';
 import { evaluate, polar, procrustes } from '../../engine/align';
 import { readNpy } from '../../engine/embeddings';
 import { type Mat, colMeans, gemm, gaussianMatrix, rngFrom, subRow, takeRows } from '../../engine/linalg';
-import { linearCka, mutualKnn, percentile, retrievalRanks, sliceDirections, slicedEppsPulley, WEIGHTS } from '../../engine/metrics';
+import {
+  linearCka,
+  mutualKnn,
+  percentile,
+  retrievalRanks,
+  sliceDirections,
+  slicedEppsPulley,
+  WEIGHTS,
+} from '../../engine/metrics';
 import { sigregDirections } from '../../engine/train';
 
 const dir = join(import.meta.dirname, 'golden');
 const g = JSON.parse(readFileSync(join(dir, 'golden.json'), 'utf8'));
 const load = (name: string) => readNpy(join(dir, name));
-const asMat = (e: { rows: number; dim: number; data: Float32Array | Float64Array }): Mat => ({ rows: e.rows, cols: e.dim, data: Float64Array.from(e.data) });
+const asMat = (e: { rows: number; dim: number; data: Float32Array | Float64Array }): Mat => ({
+  rows: e.rows,
+  cols: e.dim,
+  data: Float64Array.from(e.data),
+});
 const maxAbsDiff = (a: ArrayLike<number>, b: ArrayLike<number>) => {
   expect(a.length).toBe(b.length);
   let m = 0;

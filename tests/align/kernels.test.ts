@@ -15,7 +15,10 @@ const FLAGS = ['--target=wasm32', '-O3', '-msimd128', '-nostdlib', '-Wl,--no-ent
 function findClang(): string | null {
   for (const c of ['clang', 'clang-14', 'clang-15', 'clang-16', 'clang-17', 'clang-18', 'clang-19']) {
     try {
-      execFileSync(c, [...FLAGS, '-x', 'c', '-o', '/dev/null', '-'], { input: 'int f;', stdio: ['pipe', 'ignore', 'ignore'] });
+      execFileSync(c, [...FLAGS, '-x', 'c', '-o', '/dev/null', '-'], {
+        input: 'int f;',
+        stdio: ['pipe', 'ignore', 'ignore'],
+      });
       return c;
     } catch {
       // not this one
@@ -25,7 +28,8 @@ function findClang(): string | null {
 }
 
 const clang = findClang();
-if (!clang) console.log('kernels.test: skipped, no clang that links wasm32 (apt-get install clang-14 lld-14 to check the build)');
+if (!clang)
+  console.log('kernels.test: skipped, no clang that links wasm32 (apt-get install clang-14 lld-14 to check the build)');
 
 describe.skipIf(!clang)('embedded WebAssembly kernels', () => {
   it('match a fresh build of kernels.c', () => {

@@ -35,22 +35,29 @@ const diff = (a: Mat, b: Mat) => {
   expect([a.rows, a.cols]).toEqual([b.rows, b.cols]);
   return maxAbs(a.data.map((v, i) => v - b.data[i]));
 };
-const eye = (n: number): Mat => ({ rows: n, cols: n, data: Float64Array.from({ length: n * n }, (_, i) => (i % (n + 1) === 0 ? 1 : 0)) });
+const eye = (n: number): Mat => ({
+  rows: n,
+  cols: n,
+  data: Float64Array.from({ length: n * n }, (_, i) => (i % (n + 1) === 0 ? 1 : 0)),
+});
 const col = (m: Mat, j: number) => Float64Array.from({ length: m.rows }, (_, i) => m.data[i * m.cols + j]);
 const orthoError = async (v: Mat) => diff(await gemm(v, v, true), eye(v.cols)); // max |V^T V - I|
 
 describe('symEig against numpy eigh', () => {
-  it.each(['symmetric45', 'spikedGram48', 'rankDeficient40', 'repeated20'])('%s: eigenvalues, residual, orthonormality', async (name) => {
-    const a = loadMat(`eig_${name}_a.npy`);
-    const norm = maxAbs(eigW[name]);
-    const { w, v } = await symEig(a);
-    expect(maxAbs(w.map((x, i) => x - eigW[name][i]))).toBeLessThan(1e-13 * norm);
-    const n = a.rows;
-    const av = await gemm(a, v);
-    const resid = av.data.map((x, i) => x - v.data[i] * w[n - 1 - (i % n)]); // column j holds w[n-1-j]
-    expect(maxAbs(resid)).toBeLessThan(1e-13 * norm);
-    expect(await orthoError(v)).toBeLessThan(1e-14);
-  });
+  it.each(['symmetric45', 'spikedGram48', 'rankDeficient40', 'repeated20'])(
+    '%s: eigenvalues, residual, orthonormality',
+    async (name) => {
+      const a = loadMat(`eig_${name}_a.npy`);
+      const norm = maxAbs(eigW[name]);
+      const { w, v } = await symEig(a);
+      expect(maxAbs(w.map((x, i) => x - eigW[name][i]))).toBeLessThan(1e-13 * norm);
+      const n = a.rows;
+      const av = await gemm(a, v);
+      const resid = av.data.map((x, i) => x - v.data[i] * w[n - 1 - (i % n)]); // column j holds w[n-1-j]
+      expect(maxAbs(resid)).toBeLessThan(1e-13 * norm);
+      expect(await orthoError(v)).toBeLessThan(1e-14);
+    },
+  );
 
   it.each(['symmetric45', 'spikedGram48'])('%s: every eigenvector matches numpy up to sign to 1e-10', async (name) => {
     const a = loadMat(`eig_${name}_a.npy`);
@@ -85,9 +92,19 @@ describe('symEig against numpy eigh', () => {
     const { v } = await symEig(a);
     for (let g = 0; g < 4; g++) {
       // ours: columns 19-5g-4..19-5g (descending); numpy: columns 5g..5g+4 (ascending)
-      const pick = (m: Mat, cols: number[]): Mat => ({ rows: 20, cols: 5, data: Float64Array.from({ length: 100 }, (_, i) => m.data[Math.floor(i / 5) * 20 + cols[i % 5]]) });
-      const ours = pick(v, [0, 1, 2, 3, 4].map((c) => 15 - 5 * g + c));
-      const theirs = pick(ref, [0, 1, 2, 3, 4].map((c) => 5 * g + c));
+      const pick = (m: Mat, cols: number[]): Mat => ({
+        rows: 20,
+        cols: 5,
+        data: Float64Array.from({ length: 100 }, (_, i) => m.data[Math.floor(i / 5) * 20 + cols[i % 5]]),
+      });
+      const ours = pick(
+        v,
+        [0, 1, 2, 3, 4].map((c) => 15 - 5 * g + c),
+      );
+      const theirs = pick(
+        ref,
+        [0, 1, 2, 3, 4].map((c) => 5 * g + c),
+      );
       expect(diff(await gemm(ours, ours, false, true), await gemm(theirs, theirs, false, true))).toBeLessThan(1e-12);
     }
   });
@@ -120,7 +137,11 @@ describe('Householder QR and the orthonormal completion', () => {
   });
 
   it('completes an orthonormal frame, and the completion ignores the sign of each column', async () => {
-    const u = await applyQ((await householderQR(gaussianMatrix(rngFrom(4), 80, 30))).q, { ...eye(80), cols: 30, data: eye(80).data.filter((_, i) => i % 80 < 30) });
+    const u = await applyQ((await householderQR(gaussianMatrix(rngFrom(4), 80, 30))).q, {
+      ...eye(80),
+      cols: 30,
+      data: eye(80).data.filter((_, i) => i % 80 < 30),
+    });
     const c = await completeBasis(u, 50);
     const both = { rows: 80, cols: 80, data: new Float64Array(80 * 80) };
     for (let i = 0; i < 80; i++) {
@@ -130,7 +151,13 @@ describe('Householder QR and the orthonormal completion', () => {
     expect(await orthoError(both)).toBeLessThan(1e-14);
     const flipped = { ...u, data: u.data.map((x, i) => (i % 30 === 7 || i % 30 === 20 ? -x : x)) };
     expect(diff(await completeBasis(flipped, 50), c)).toBeLessThan(1e-14);
-    expect(diff(await completeBasis({ rows: 5, cols: 0, data: new Float64Array(0) }, 2), { rows: 5, cols: 2, data: Float64Array.from([1, 0, 0, 1, 0, 0, 0, 0, 0, 0]) })).toBe(0);
+    expect(
+      diff(await completeBasis({ rows: 5, cols: 0, data: new Float64Array(0) }, 2), {
+        rows: 5,
+        cols: 2,
+        data: Float64Array.from([1, 0, 0, 1, 0, 0, 0, 0, 0, 0]),
+      }),
+    ).toBe(0);
   });
 });
 

@@ -13,7 +13,8 @@ const SPECIFIERS = [
 ];
 
 // Comments may quote code; a `//` after a quote or colon (a URL in a string) is not a comment.
-const stripComments = (src: string): string => src.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`\\])\/\/.*$/gm, '$1');
+const stripComments = (src: string): string =>
+  src.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`\\])\/\/.*$/gm, '$1');
 
 export function relativeImports(src: string): string[] {
   const code = stripComments(src);
@@ -30,7 +31,9 @@ function sourceFiles(root: string, dir: string): string[] {
 
 // A specifier names a file as written, or without its .ts/.vue, or a folder's index.ts.
 export function resolveImport(from: string, spec: string, files: ReadonlySet<string>): string | null {
-  const base = normalize(join(dirname(from), spec)).split(sep).join('/');
+  const base = normalize(join(dirname(from), spec))
+    .split(sep)
+    .join('/');
   return [base, `${base}.ts`, `${base}.vue`, `${base}/index.ts`].find((c) => files.has(c)) ?? null;
 }
 
@@ -53,8 +56,11 @@ export function importGraph(root: string, folders: string[]): { graph: Graph; un
 }
 
 export function findCycles(graph: Graph): string[][] {
-  const index = new Map<string, number>(), low = new Map<string, number>();
-  const stack: string[] = [], onStack = new Set<string>(), cycles: string[][] = [];
+  const index = new Map<string, number>(),
+    low = new Map<string, number>();
+  const stack: string[] = [],
+    onStack = new Set<string>(),
+    cycles: string[][] = [];
   const visit = (v: string): void => {
     index.set(v, index.size);
     low.set(v, index.get(v)!);

@@ -7,10 +7,16 @@ import { findCycles, folderGraph, importGraph, relativeImports, resolveImport, t
 
 const root = join(import.meta.dirname, '..', '..');
 const { graph, unresolved } = importGraph(root, ['engine', 'shared', 'electron', 'renderer']);
-const graphOf = (edges: Record<string, string[]>): Graph => new Map(Object.entries(edges).map(([k, v]) => [k, new Set(v)]));
-const importsOf = (prefix: string) => [...graph].filter(([f]) => f.startsWith(prefix)).flatMap(([f, tos]) => [...tos].map((t) => `${f} -> ${t}`));
+const graphOf = (edges: Record<string, string[]>): Graph =>
+  new Map(Object.entries(edges).map(([k, v]) => [k, new Set(v)]));
+const importsOf = (prefix: string) =>
+  [...graph].filter(([f]) => f.startsWith(prefix)).flatMap(([f, tos]) => [...tos].map((t) => `${f} -> ${t}`));
 // engine/<folder>/... belongs to engine/<folder>; a file directly in engine/ (errors.ts) to engine.
-const engineFolder = (f: string) => f.split('/').slice(0, f.split('/').length > 2 ? 2 : 1).join('/');
+const engineFolder = (f: string) =>
+  f
+    .split('/')
+    .slice(0, f.split('/').length > 2 ? 2 : 1)
+    .join('/');
 
 describe('the import scanner', () => {
   it('finds static, type, re-export, side-effect and dynamic imports, across lines, not in comments', () => {
@@ -27,7 +33,16 @@ describe('the import scanner', () => {
       "/* import('./also-commented') */",
       "const url = 'https://example.com'; import { h } from './h';",
     ].join('\n');
-    expect(relativeImports(src).sort()).toEqual(['../b', './a', './cd', './e', './f/index', './g', './h', './side-effect']);
+    expect(relativeImports(src).sort()).toEqual([
+      '../b',
+      './a',
+      './cd',
+      './e',
+      './f/index',
+      './g',
+      './h',
+      './side-effect',
+    ]);
   });
 
   it('resolves a specifier to a .ts, a .vue or a folder index', () => {
@@ -43,7 +58,9 @@ describe('the import scanner', () => {
     expect(findCycles(g).sort()).toEqual([['a', 'b', 'c'], ['s']]);
     expect(findCycles(graphOf({ a: ['b', 'c'], b: ['c'], c: [] }))).toEqual([]);
     // the circle this check was written for: lab.ts -> settings.ts -> service.ts -> lab.ts
-    expect(findCycles(graphOf({ 'lab.ts': ['settings.ts'], 'settings.ts': ['service.ts'], 'service.ts': ['lab.ts'] }))).toEqual([['lab.ts', 'service.ts', 'settings.ts']]);
+    expect(
+      findCycles(graphOf({ 'lab.ts': ['settings.ts'], 'settings.ts': ['service.ts'], 'service.ts': ['lab.ts'] })),
+    ).toEqual([['lab.ts', 'service.ts', 'settings.ts']]);
   });
 });
 
@@ -61,7 +78,11 @@ describe('the repo', () => {
   });
 
   it("has no circle between engine's folders", () => {
-    const engine = new Map([...graph].filter(([f]) => f.startsWith('engine/')).map(([f, tos]) => [f, new Set([...tos].filter((t) => t.startsWith('engine/')))]));
+    const engine = new Map(
+      [...graph]
+        .filter(([f]) => f.startsWith('engine/'))
+        .map(([f, tos]) => [f, new Set([...tos].filter((t) => t.startsWith('engine/')))]),
+    );
     expect(findCycles(folderGraph(engine, engineFolder)).map((c) => c.join(' <-> '))).toEqual([]);
   });
 

@@ -91,8 +91,14 @@ function numpySide(dir: string, threads?: number): Record<string, unknown> {
   } catch {
     return { skipped: '/usr/bin/python3 with numpy not found' };
   }
-  const env = threads ? { ...process.env, OPENBLAS_NUM_THREADS: String(threads), OMP_NUM_THREADS: String(threads) } : process.env;
-  const out = execFileSync('/usr/bin/python3', ['-c', NUMPY, join(dir, 'x.npy'), join(dir, 'y.npy'), String(FIT), JSON.stringify(COUNTS)], { env });
+  const env = threads
+    ? { ...process.env, OPENBLAS_NUM_THREADS: String(threads), OMP_NUM_THREADS: String(threads) }
+    : process.env;
+  const out = execFileSync(
+    '/usr/bin/python3',
+    ['-c', NUMPY, join(dir, 'x.npy'), join(dir, 'y.npy'), String(FIT), JSON.stringify(COUNTS)],
+    { env },
+  );
   return JSON.parse(out.toString());
 }
 
@@ -130,7 +136,9 @@ export default {
     for (let i = 0; i < 384; i++) for (let j = 0; j < 384; j++) gm.set(i, j, g.data[i * 384 + j]);
     const mm = new Matrix(768, 384);
     for (let i = 0; i < 768; i++) for (let j = 0; j < 384; j++) mm.set(i, j, m.data[i * 384 + j]);
-    const h = Array.from({ length: 14 }, (_, a) => Array.from({ length: 1000 }, (_, i) => ((i * 7919 + a * 104729) % 10 < 3 ? 1 : 0)));
+    const h = Array.from({ length: 14 }, (_, a) =>
+      Array.from({ length: 1000 }, (_, i) => ((i * 7919 + a * 104729) % 10 < 3 ? 1 : 0)),
+    );
 
     const ours = {
       procrustes: await timeIt(7, () => procrustes(xf, yf)),
@@ -155,9 +163,18 @@ export default {
         }),
       ),
       sweep: await timeIt(1, () =>
-        sweepPairs({ image, text, fit: { start: 0, end: FIT }, test: { start: FIT, end: N }, counts: COUNTS, repeats: 5 }),
+        sweepPairs({
+          image,
+          text,
+          fit: { start: 0, end: FIT },
+          test: { start: FIT, end: N },
+          counts: COUNTS,
+          repeats: 5,
+        }),
       ),
-      evaluate: await timeIt(3, () => evaluate({ image, text, fit: { start: 0, end: FIT }, test: { start: FIT, end: N } })),
+      evaluate: await timeIt(3, () =>
+        evaluate({ image, text, fit: { start: 0, end: FIT }, test: { start: FIT, end: N } }),
+      ),
     };
     const e = await evaluate({ image, text, fit: { start: 0, end: FIT }, test: { start: FIT, end: N } });
 

@@ -15,13 +15,29 @@ import { mayHaveGpu } from '../../engine/gpu';
 import { openImageEncoder } from '../../engine/image';
 import { PRESETS, TrainRng } from '../../engine/models';
 import { trainWordPiece } from '../../engine/text';
-import { buildCorpus, buildModel, createAdamW, drawBatch, initBackend, optimizerStep, stepLoss, type JepaLoss } from '../../engine/train';
+import {
+  buildCorpus,
+  buildModel,
+  createAdamW,
+  drawBatch,
+  initBackend,
+  optimizerStep,
+  stepLoss,
+  type JepaLoss,
+} from '../../engine/train';
 import { swiftshaderEnv } from '../gpu/swiftshader';
 import { tinyWorld } from '../train/tiny-world';
 import type { BenchSuite } from './run';
 
 const root = join(import.meta.dirname, '..', '..');
-const Spec = z.object({ kind: z.enum(['train', 'embed']), backend: z.enum(['wasm', 'webgpu']), preset: z.enum(['cpu', 'minilm-33m', 'bert-base-109m']), batch: z.number().int().min(2), steps: z.number().int().min(2), images: z.number().int().min(1) });
+const Spec = z.object({
+  kind: z.enum(['train', 'embed']),
+  backend: z.enum(['wasm', 'webgpu']),
+  preset: z.enum(['cpu', 'minilm-33m', 'bert-base-109m']),
+  batch: z.number().int().min(2),
+  steps: z.number().int().min(2),
+  images: z.number().int().min(1),
+});
 type Spec = z.infer<typeof Spec>;
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const round = (x: number): number => +x.toPrecision(3);
@@ -30,16 +46,24 @@ const round = (x: number): number => +x.toPrecision(3);
 async function trainWorker(s: Spec): Promise<Record<string, unknown>> {
   const info = await initBackend(s.backend);
   const ds = tinyWorld({ train: s.batch * s.steps, val: 0, test: 0 }, 1);
-  const tk = trainWordPiece(ds.images.flatMap((im) => im.captions.map((c) => c.text)), 200);
+  const tk = trainWordPiece(
+    ds.images.flatMap((im) => im.captions.map((c) => c.text)),
+    200,
+  );
   const p = PRESETS[s.preset];
-  const enc = { ...p, maxLen: 64, projector: { ...p.projector, dims: [...p.projector.dims], norm: [...p.projector.norm] } };
+  const enc = {
+    ...p,
+    maxLen: 64,
+    projector: { ...p.projector, dims: [...p.projector.dims], norm: [...p.projector.norm] },
+  };
   const corpus = buildCorpus(ds, tk, enc.maxLen);
   const model = buildModel(enc, tk.vocab.length, true, 0);
   const opt = createAdamW(model.params, 0.05);
   const sp = { cls: tk.cls, sep: tk.sep, mask: tk.mask, pad: tk.pad };
   const views = ViewConfig.parse({});
   const L: JepaLoss = { variant: 'sp', lamb: 0.02, slices: 1024, grid: { tMax: 3, points: 17 }, worldSize: 1 };
-  const ms: number[] = [], losses: number[] = [];
+  const ms: number[] = [],
+    losses: number[] = [];
   for (let step = 0; step < s.steps; step++) {
     const photos = Int32Array.from({ length: s.batch }, (_, i) => corpus.splits.train[step * s.batch + i]);
     const batch = drawBatch(corpus, photos, 'good', views, TrainRng.seeded(0, 'batch', step), sp, enc.maxLen);
@@ -49,12 +73,26 @@ async function trainWorker(s: Spec): Promise<Record<string, unknown>> {
     losses.push(r.values.loss);
   }
   const stepMs = median(ms.slice(1));
-  return { backend: info.name, adapter: info.adapter ?? null, firstStepMs: round(ms[0]), stepMs: round(stepMs), stepsPerSec: round(1000 / stepMs), photosPerSec: round((1000 * s.batch) / stepMs), losses, tensors: tf.memory().numTensors };
+  return {
+    backend: info.name,
+    adapter: info.adapter ?? null,
+    firstStepMs: round(ms[0]),
+    stepMs: round(stepMs),
+    stepsPerSec: round(1000 / stepMs),
+    photosPerSec: round((1000 * s.batch) / stepMs),
+    losses,
+    tensors: tf.memory().numTensors,
+  };
 }
 
 async function embedWorker(s: Spec): Promise<Record<string, unknown>> {
-  const enc = await openImageEncoder(join(root, 'resources', 'world-encoder.onnx'), { preset: 'dinov2', device: s.backend === 'webgpu' ? 'webgpu' : 'cpu', log: () => {} });
-  const n = Math.min(16, s.images), size = enc.spec.size;
+  const enc = await openImageEncoder(join(root, 'resources', 'world-encoder.onnx'), {
+    preset: 'dinov2',
+    device: s.backend === 'webgpu' ? 'webgpu' : 'cpu',
+    log: () => {},
+  });
+  const n = Math.min(16, s.images),
+    size = enc.spec.size;
   const x = Float32Array.from({ length: n * 3 * size * size }, (_, i) => (i % 251) / 251);
   await enc.encode(x, n); // warm-up
   const ms: number[] = [];
@@ -79,9 +117,19 @@ export default {
     const env = emulated ? { ...process.env, ...swiftshaderEnv(join(root, '.cache')) } : process.env;
     const num = (k: string, d: number) => Number(process.env[k] ?? d);
     const presets = (process.env.BENCH_GPU_PRESETS ?? (emulated ? 'cpu' : 'cpu,minilm-33m')).split(',').filter(Boolean);
-    const sized = { batch: num('BENCH_GPU_BATCH', emulated ? 8 : 32), steps: num('BENCH_GPU_STEPS', emulated ? 3 : 6), images: num('BENCH_GPU_IMAGES', emulated ? 16 : 256) };
+    const sized = {
+      batch: num('BENCH_GPU_BATCH', emulated ? 8 : 32),
+      steps: num('BENCH_GPU_STEPS', emulated ? 3 : 6),
+      images: num('BENCH_GPU_IMAGES', emulated ? 16 : 256),
+    };
     const worker = (spec: Spec) =>
-      lastJson(execFileSync(join(root, 'node_modules', '.bin', 'tsx'), [import.meta.filename, '--worker', JSON.stringify(spec)], { encoding: 'utf8', env, maxBuffer: 1 << 26 }));
+      lastJson(
+        execFileSync(
+          join(root, 'node_modules', '.bin', 'tsx'),
+          [import.meta.filename, '--worker', JSON.stringify(spec)],
+          { encoding: 'utf8', env, maxBuffer: 1 << 26 },
+        ),
+      );
     const rows: Record<string, unknown>[] = [];
     for (const preset of presets)
       for (const backend of ['wasm', 'webgpu'] as const) {

@@ -14,7 +14,14 @@ import * as ort from 'onnxruntime-node';
 import { Preprocessor, decodeImage, resolveSpec } from '../../engine/image';
 import { TrainRng, attentionBackward, attentionForward, initVit } from '../../engine/models';
 import { stemForward } from '../../engine/models/conv-stem';
-import { VIT_S14, VitConfig, buildVitOnnx, decodeModel, randomVitWeights, vitWeightShapes } from '../../engine/models/onnx';
+import {
+  VIT_S14,
+  VitConfig,
+  buildVitOnnx,
+  decodeModel,
+  randomVitWeights,
+  vitWeightShapes,
+} from '../../engine/models/onnx';
 import { initBackend } from '../../engine/train';
 import type { BenchSuite } from './run';
 
@@ -29,7 +36,12 @@ const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floo
 // ORT worker: load, warm up once, time `iters` runs; prints one JSON line.
 async function ortWorker(model: string, inputFile: string, batch: number, iters: number): Promise<void> {
   const t0 = performance.now();
-  const s = await ort.InferenceSession.create(model, { intraOpNumThreads: THREADS, interOpNumThreads: 1, graphOptimizationLevel: 'all', executionMode: 'sequential' });
+  const s = await ort.InferenceSession.create(model, {
+    intraOpNumThreads: THREADS,
+    interOpNumThreads: 1,
+    graphOptimizationLevel: 'all',
+    executionMode: 'sequential',
+  });
   const loadMs = performance.now() - t0;
   const x = new Float32Array(readFileSync(inputFile).buffer.slice(0));
   const size = Math.round(Math.sqrt(x.length / batch / 3));
@@ -42,7 +54,15 @@ async function ortWorker(model: string, inputFile: string, batch: number, iters:
     times.push(performance.now() - t);
   }
   const ms = median(times);
-  console.log(JSON.stringify({ loadMs, msPerBatch: ms, imagesPerSecond: (1000 * batch) / ms, peakRssMB: process.resourceUsage().maxRSS / 1024, pooled: Array.from(pooled.subarray(0, 64)) }));
+  console.log(
+    JSON.stringify({
+      loadMs,
+      msPerBatch: ms,
+      imagesPerSecond: (1000 * batch) / ms,
+      peakRssMB: process.resourceUsage().maxRSS / 1024,
+      pooled: Array.from(pooled.subarray(0, 64)),
+    }),
+  );
 }
 
 // The weights of a DINOv2-layout ONNX built by this project, read back by their HF names, as torch's input.
@@ -54,7 +74,9 @@ function writeTorchWeights(modelFile: string, dir: string): VitConfig {
   const parts: Uint8Array[] = [];
   let offset = 0;
   // the ViT's tensors, then the embedding head where the graph has one (the world encoder's whitened read-out)
-  const head = ['pooler.pool', 'pooler.weight', 'pooler.bias'].flatMap((k) => (inits.has(k) ? [[k, inits.get(k)!.dims!.map(Number)] as const] : []));
+  const head = ['pooler.pool', 'pooler.weight', 'pooler.bias'].flatMap((k) =>
+    inits.has(k) ? [[k, inits.get(k)!.dims!.map(Number)] as const] : [],
+  );
   for (const [name, shape] of [...Object.entries(vitWeightShapes(config)), ...head]) {
     const raw = inits.get(name)!.rawData!;
     tensors.push({ name, shape, offset });
@@ -82,15 +104,31 @@ async function benchModel(name: string, modelFile: string, torchSkip: string | n
     const inputFile = join(dir, 'input.f32');
     writeFileSync(inputFile, x);
     const ortRes = JSON.parse(
-      execFileSync(join(root, 'node_modules', '.bin', 'tsx'), [import.meta.filename, '--ort', modelFile, inputFile, String(batch), String(ITERS[batch])], { encoding: 'utf8' }).trim().split('\n').pop()!,
+      execFileSync(
+        join(root, 'node_modules', '.bin', 'tsx'),
+        [import.meta.filename, '--ort', modelFile, inputFile, String(batch), String(ITERS[batch])],
+        { encoding: 'utf8' },
+      )
+        .trim()
+        .split('\n')
+        .pop()!,
     );
     let torch: Record<string, unknown> = { skipped: torchSkip };
     let maxAbsDiff: number | null = null;
     if (!torchSkip) {
-      const out = execFileSync(PYTHON, [join(root, 'tests', 'image', 'reference.py'), 'bench', dir, String(batch), String(ITERS[batch])], {
-        encoding: 'utf8',
-        env: { ...process.env, OPENBLAS_NUM_THREADS: '1', OMP_NUM_THREADS: String(THREADS), TORCH_THREADS: String(THREADS) },
-      });
+      const out = execFileSync(
+        PYTHON,
+        [join(root, 'tests', 'image', 'reference.py'), 'bench', dir, String(batch), String(ITERS[batch])],
+        {
+          encoding: 'utf8',
+          env: {
+            ...process.env,
+            OPENBLAS_NUM_THREADS: '1',
+            OMP_NUM_THREADS: String(THREADS),
+            TORCH_THREADS: String(THREADS),
+          },
+        },
+      );
       torch = JSON.parse(out.trim().split('\n').pop()!);
       const a = ortRes.pooled as number[];
       const b = torch.pooled as number[];
@@ -108,11 +146,17 @@ async function benchModel(name: string, modelFile: string, torchSkip: string | n
     };
     console.log(
       `${name} b${batch}: ORT ${ortRes.imagesPerSecond.toFixed(1)} img/s (${ortRes.peakRssMB.toFixed(0)} MB)` +
-        (torchSkip ? ` | torch skipped: ${torchSkip}` : ` | torch ${(torch.imagesPerSecond as number).toFixed(1)} img/s (${(torch.peakRssMB as number).toFixed(0)} MB) | max |diff| ${maxAbsDiff!.toExponential(1)}`),
+        (torchSkip
+          ? ` | torch skipped: ${torchSkip}`
+          : ` | torch ${(torch.imagesPerSecond as number).toFixed(1)} img/s (${(torch.peakRssMB as number).toFixed(0)} MB) | max |diff| ${maxAbsDiff!.toExponential(1)}`),
     );
     rows.push(row);
   }
-  return { config, params: Object.values(vitWeightShapes(config)).reduce((a, s) => a + s.reduce((x, y) => x * y, 1), 0), rows };
+  return {
+    config,
+    params: Object.values(vitWeightShapes(config)).reduce((a, s) => a + s.reduce((x, y) => x * y, 1), 0),
+    rows,
+  };
 }
 
 // Decode + resize/crop + normalise, the dinov2 path, on 40 Flickr-sized (500x375) JPEGs: median ms per image.
@@ -130,7 +174,10 @@ async function preprocessBench(dir: string): Promise<Record<string, number>> {
     writeFileSync(f, c.toBuffer('image/jpeg'));
     return f;
   });
-  const info = { inputs: [{ name: 'pixel_values', type: 'float32', dims: ['n', 3, 224, 224] }], outputs: [{ name: 'last_hidden_state', type: 'float32', dims: ['n', 257, 384] }] };
+  const info = {
+    inputs: [{ name: 'pixel_values', type: 'float32', dims: ['n', 3, 224, 224] }],
+    outputs: [{ name: 'last_hidden_state', type: 'float32', dims: ['n', 257, 384] }],
+  };
   const spec = resolveSpec(info, 'bench');
   const pre = new Preprocessor(spec);
   const out = new Float32Array(3 * 224 * 224);
@@ -147,17 +194,30 @@ async function preprocessBench(dir: string): Promise<Record<string, number>> {
 
 // A training-step timing by tests/image/reference.py (`command` and its arguments), torch and BLAS on one thread.
 const torchStep = (command: string, ...args: (string | number)[]): { msPerStep: number } =>
-  JSON.parse(execFileSync(PYTHON, [join(root, 'tests', 'image', 'reference.py'), command, ...args.map(String)], {
-    encoding: 'utf8', env: { ...process.env, OPENBLAS_NUM_THREADS: '1', OMP_NUM_THREADS: '1' },
-  }).trim().split('\n').pop()!) as { msPerStep: number };
+  JSON.parse(
+    execFileSync(PYTHON, [join(root, 'tests', 'image', 'reference.py'), command, ...args.map(String)], {
+      encoding: 'utf8',
+      env: { ...process.env, OPENBLAS_NUM_THREADS: '1', OMP_NUM_THREADS: '1' },
+    })
+      .trim()
+      .split('\n')
+      .pop()!,
+  ) as { msPerStep: number };
 
 // One training step's forward + backward (batch statistics) of the conv stem [16, 32, 64] on 128 64-px images (a
 // world-encoder step's 32 scenes x 4 views), tfjs wasm (gathers + matmul per conv, one thread) against torch Conv2d +
 // BatchNorm2d on one thread: median of 5 after a warm-up.
 async function stemBench(torchSkip: string | null): Promise<Record<string, unknown>> {
   const backend = await initBackend('wasm');
-  const stem = [16, 32, 64], n = 128, S = 64, iters = 5;
-  const p = initVit({ imageSize: S, patchSize: 8, hidden: 16, depth: 1, heads: 1, mlp: 16, stem }, TrainRng.seeded(0, 'bench'), 1);
+  const stem = [16, 32, 64],
+    n = 128,
+    S = 64,
+    iters = 5;
+  const p = initVit(
+    { imageSize: S, patchSize: 8, hidden: 16, depth: 1, heads: 1, mlp: 16, stem },
+    TrainRng.seeded(0, 'bench'),
+    1,
+  );
   const vars = [...p].filter(([k]) => k.startsWith('stem')).map(([, v]) => v);
   const x = Float32Array.from({ length: n * 3 * S * S }, (_, i) => Math.sin(i * 0.37) * 1.5);
   const times: number[] = [];
@@ -172,7 +232,12 @@ async function stemBench(torchSkip: string | null): Promise<Record<string, unkno
   const tfjs = { backend: `${backend.package} (${backend.threads} thread)`, msPerStep: median(times) };
   const torch = torchSkip ? { skipped: torchSkip } : torchStep('stem-bench', n, S, stem.join(','), iters);
   const ratio = 'msPerStep' in torch ? torch.msPerStep / tfjs.msPerStep : null;
-  console.log(`conv stem ${stem.join('/')} fwd+bwd, ${n} x ${S}px: tfjs ${tfjs.msPerStep.toFixed(0)} ms` + ('msPerStep' in torch ? ` | torch ${torch.msPerStep.toFixed(0)} ms | torch/tfjs ${ratio!.toFixed(2)}` : ` | torch skipped: ${torchSkip}`));
+  console.log(
+    `conv stem ${stem.join('/')} fwd+bwd, ${n} x ${S}px: tfjs ${tfjs.msPerStep.toFixed(0)} ms` +
+      ('msPerStep' in torch
+        ? ` | torch ${torch.msPerStep.toFixed(0)} ms | torch/tfjs ${ratio!.toFixed(2)}`
+        : ` | torch skipped: ${torchSkip}`),
+  );
   return { stem, images: n, side: S, tfjs, torch, torchOverTfjs: ratio };
 }
 
@@ -180,8 +245,19 @@ async function stemBench(torchSkip: string | null): Promise<Record<string, unkno
 // 4 heads): engine/models/attention.ts's JS kernels (what the wasm backend trains with) against torch's
 // q·kᵀ / softmax / ·v on one thread: median of 5 after a warm-up.
 function attentionBench(torchSkip: string | null): Record<string, unknown> {
-  const B = 128, T = 65, d = 64, heads = 4, iters = 5;
-  const s = { N: B * T, d, heads, offsets: Int32Array.from({ length: B }, (_, b) => b * T), lengths: new Int32Array(B).fill(T), causal: false };
+  const B = 128,
+    T = 65,
+    d = 64,
+    heads = 4,
+    iters = 5;
+  const s = {
+    N: B * T,
+    d,
+    heads,
+    offsets: Int32Array.from({ length: B }, (_, b) => b * T),
+    lengths: new Int32Array(B).fill(T),
+    causal: false,
+  };
   const rng = TrainRng.seeded(0, 'bench');
   const qkv = Float32Array.from({ length: s.N * 3 * d }, () => rng.normal() * 0.5);
   const dOut = Float32Array.from({ length: s.N * d }, () => rng.normal());
@@ -194,7 +270,12 @@ function attentionBench(torchSkip: string | null): Record<string, unknown> {
   const js = { msPerStep: median(times) };
   const torch = torchSkip ? { skipped: torchSkip } : torchStep('attention-bench', B, T, d, heads, iters);
   const ratio = 'msPerStep' in torch ? torch.msPerStep / js.msPerStep : null;
-  console.log(`attention fwd+bwd, ${B} x ${T} tokens, d ${d}, ${heads} heads: JS ${js.msPerStep.toFixed(0)} ms` + ('msPerStep' in torch ? ` | torch ${torch.msPerStep.toFixed(0)} ms | torch/JS ${ratio!.toFixed(2)}` : ` | torch skipped: ${torchSkip}`));
+  console.log(
+    `attention fwd+bwd, ${B} x ${T} tokens, d ${d}, ${heads} heads: JS ${js.msPerStep.toFixed(0)} ms` +
+      ('msPerStep' in torch
+        ? ` | torch ${torch.msPerStep.toFixed(0)} ms | torch/JS ${ratio!.toFixed(2)}`
+        : ` | torch skipped: ${torchSkip}`),
+  );
   return { sequences: B, tokens: T, d, heads, js, torch, torchOverJs: ratio };
 }
 

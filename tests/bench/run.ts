@@ -9,7 +9,9 @@ export type BenchSuite = { name: string; run: () => Promise<Record<string, unkno
 
 const here = import.meta.dirname;
 const wanted = process.argv.slice(2);
-const files = readdirSync(here).filter((f) => f.endsWith('.bench.ts')).sort();
+const files = readdirSync(here)
+  .filter((f) => f.endsWith('.bench.ts'))
+  .sort();
 const outDir = join(here, '..', '..', 'bench-results');
 mkdirSync(outDir, { recursive: true });
 const machine = { cpus: cpus().length, cpu: cpus()[0]?.model, node: process.version, date: new Date().toISOString() };

@@ -10,11 +10,34 @@ import { pathToFileURL } from 'node:url';
 import * as tf from '@tensorflow/tfjs';
 import { z } from 'zod';
 import { captionScene, drawScenes, NUISANCE } from '../../engine/data';
-import { PRESETS, TrainRng, attentionBackward, attentionForward, backboneParams, encode, type EncoderConfig, type TokenBatch } from '../../engine/models';
+import {
+  PRESETS,
+  TrainRng,
+  attentionBackward,
+  attentionForward,
+  backboneParams,
+  encode,
+  type EncoderConfig,
+  type TokenBatch,
+} from '../../engine/models';
 import { trainWordPiece } from '../../engine/text';
 import { SP_GRID, eppsPulleyMoments } from '../../engine/metrics';
 import {
-  adamwStep, buildCorpus, buildModel, clipGradients, createAdamW, drawBatch, initBackend, sigregDirections, sigregGradient, stepLoss, type AdamW, type Corpus, type JepaLoss, type Model, type Special,
+  adamwStep,
+  buildCorpus,
+  buildModel,
+  clipGradients,
+  createAdamW,
+  drawBatch,
+  initBackend,
+  sigregDirections,
+  sigregGradient,
+  stepLoss,
+  type AdamW,
+  type Corpus,
+  type JepaLoss,
+  type Model,
+  type Special,
 } from '../../engine/train';
 import type { Dataset } from '../../shared/dataset';
 import { ViewConfig, type Arm } from '../../shared/train';
@@ -23,7 +46,11 @@ import type { BenchSuite } from './run';
 const root = join(import.meta.dirname, '..', '..');
 const PYTHON = '/usr/bin/python3';
 const MAX_LEN = 64; // TrainConfig's default maxLen (both presets are cut to it, as the training loop does)
-const LR = 1e-3, WEIGHT_DECAY = 0.05, LAMBDA = 0.02, SLICES = 1024, SEED = 0;
+const LR = 1e-3,
+  WEIGHT_DECAY = 0.05,
+  LAMBDA = 0.02,
+  SLICES = 1024,
+  SEED = 0;
 const PHOTOS = 1000; // procedural-world scenes (paper-like: diversity off, weak nuisance) the batches are drawn from
 
 // The timed cases: photos per step and steps (the median is over steps 2..N).
@@ -58,8 +85,14 @@ const loadavg = (): number[] => readFileSync('/proc/loadavg', 'utf8').split(' ')
 // Matmul FLOPs of one step on the packed (useful) tokens: 2·m·n·k per product, x3 for forward + both backward
 // products; the SIGReg projection z = P·A only x2 (A is a constant, so no dA).
 // Attention counts QKᵀ and PV per head over the pairs actually used (n² per sequence, n(n+1)/2 when causal).
-export function stepFlops(c: EncoderConfig, lengths: ArrayLike<number>, head: { kind: 'jepa'; slices: number } | { kind: 'ntp'; vocab: number }): number {
-  let tokens = 0, pairs = 0, targets = 0;
+export function stepFlops(
+  c: EncoderConfig,
+  lengths: ArrayLike<number>,
+  head: { kind: 'jepa'; slices: number } | { kind: 'ntp'; vocab: number },
+): number {
+  let tokens = 0,
+    pairs = 0,
+    targets = 0;
   const causal = head.kind === 'ntp';
   for (let b = 0; b < lengths.length; b++) {
     const n = lengths[b];
@@ -83,18 +116,32 @@ function worldCorpus(file: string): { vocab: number; tokensPerCaption: number } 
   const scenes = drawScenes(SEED, PHOTOS);
   const images: Dataset['images'] = scenes.map((s, i) => {
     const { captions, evalCaption } = captionScene(s, SEED, i, { diversity: false, nuisance: NUISANCE.weak });
-    return { id: `w${i}`, split: 'train', file: null, captions: captions.map((c) => ({ text: c.text, annotator: c.annotator })), evalCaption };
+    return {
+      id: `w${i}`,
+      split: 'train',
+      file: null,
+      captions: captions.map((c) => ({ text: c.text, annotator: c.annotator })),
+      evalCaption,
+    };
   });
   const ds: Dataset = { version: 1, name: 'bench-world', source: 'world', params: {}, images };
-  const tk = trainWordPiece(images.flatMap((im) => im.captions.map((c) => c.text)), 1000);
+  const tk = trainWordPiece(
+    images.flatMap((im) => im.captions.map((c) => c.text)),
+    1000,
+  );
   const corpus = buildCorpus(ds, tk, MAX_LEN);
-  const out: CorpusFile = { vocab: tk.vocab.length, special: { cls: tk.cls, sep: tk.sep, mask: tk.mask, pad: tk.pad }, tokens: corpus.tokens };
+  const out: CorpusFile = {
+    vocab: tk.vocab.length,
+    special: { cls: tk.cls, sep: tk.sep, mask: tk.mask, pad: tk.pad },
+    tokens: corpus.tokens,
+  };
   writeFileSync(file, JSON.stringify(out));
   const caps = corpus.tokens.flat();
   return { vocab: out.vocab, tokensPerCaption: round(caps.reduce((a, c) => a + c.length, 0) / caps.length) };
 }
 
-const tokenRows = (t: TokenBatch): number[][] => Array.from(t.lengths, (n, b) => Array.from(t.ids.subarray(t.offsets[b], t.offsets[b] + n)));
+const tokenRows = (t: TokenBatch): number[][] =>
+  Array.from(t.lengths, (n, b) => Array.from(t.ids.subarray(t.offsets[b], t.offsets[b] + n)));
 
 // Wall time of f in ms (wasm kernels run synchronously, so no read-back is needed to time them).
 const time = (f: () => void): number => {
@@ -108,9 +155,17 @@ async function runArm(spec: ArmSpec): Promise<Record<string, unknown>> {
   const backend = await initBackend('wasm');
   const cf = JSON.parse(readFileSync(spec.corpus, 'utf8')) as CorpusFile;
   const preset = PRESETS[spec.preset];
-  const encoder: EncoderConfig = { ...preset, maxLen: Math.min(preset.maxLen, MAX_LEN), projector: { ...preset.projector, dims: [...preset.projector.dims], norm: [...preset.projector.norm] } };
+  const encoder: EncoderConfig = {
+    ...preset,
+    maxLen: Math.min(preset.maxLen, MAX_LEN),
+    projector: { ...preset.projector, dims: [...preset.projector.dims], norm: [...preset.projector.norm] },
+  };
   const all = Int32Array.from(cf.tokens, (_, i) => i);
-  const corpus: Corpus = { images: cf.tokens.map((_, i) => ({ id: `w${i}`, split: 'train', evalCaption: 0 })), tokens: cf.tokens, splits: { train: all, val: new Int32Array(0), test: new Int32Array(0) } };
+  const corpus: Corpus = {
+    images: cf.tokens.map((_, i) => ({ id: `w${i}`, split: 'train', evalCaption: 0 })),
+    tokens: cf.tokens,
+    splits: { train: all, val: new Int32Array(0), test: new Int32Array(0) },
+  };
   const jepa = spec.arm === 'good' || spec.arm === 'bad';
   const views = ViewConfig.parse({});
   const L: JepaLoss = { variant: 'sp', lamb: LAMBDA, slices: SLICES, grid: SP_GRID, worldSize: 1 };
@@ -121,7 +176,10 @@ async function runArm(spec: ArmSpec): Promise<Record<string, unknown>> {
   // The twin's inputs: initial weights (in Map order), every step's sequences and SIGReg directions.
   const names = [...model.params.keys()];
   const shapes = names.map((k) => model.params.get(k)!.shape);
-  writeFileSync(join(spec.dir, 'weights.f32'), Buffer.concat(names.map((k) => Buffer.from((model.params.get(k)!.dataSync() as Float32Array).buffer))));
+  writeFileSync(
+    join(spec.dir, 'weights.f32'),
+    Buffer.concat(names.map((k) => Buffer.from((model.params.get(k)!.dataSync() as Float32Array).buffer))),
+  );
   const K = encoder.projector.dims[encoder.projector.dims.length - 1];
   const batches: { sequences: number[][]; B: number; V: number }[] = [];
   const dirs: Buffer[] = [];
@@ -129,7 +187,15 @@ async function runArm(spec: ArmSpec): Promise<Record<string, unknown>> {
   const rows: StepRow[] = [];
   const draw = (step: number) => {
     const photos = order.subarray(step * spec.batch, (step + 1) * spec.batch);
-    return drawBatch(corpus, photos, spec.arm as Arm, views, TrainRng.seeded(SEED, 'batch', step), cf.special, encoder.maxLen);
+    return drawBatch(
+      corpus,
+      photos,
+      spec.arm as Arm,
+      views,
+      TrainRng.seeded(SEED, 'batch', step),
+      cf.special,
+      encoder.maxLen,
+    );
   };
   for (let step = 0; step < spec.steps; step++) {
     let batch!: StepBatch;
@@ -156,21 +222,66 @@ async function runArm(spec: ArmSpec): Promise<Record<string, unknown>> {
       adamwStep(opt, model.params, byName, LR);
       tf.dispose(Object.values(byName));
     });
-    rows.push({ ...parts, gradNorm, drawMs, gradMs, normMs, adamMs, stepMs: gradMs + normMs + adamMs, tokens: tb.N, flops: stepFlops(encoder, tb.lengths, jepa ? { kind: 'jepa', slices: SLICES } : { kind: 'ntp', vocab: cf.vocab }) });
+    rows.push({
+      ...parts,
+      gradNorm,
+      drawMs,
+      gradMs,
+      normMs,
+      adamMs,
+      stepMs: gradMs + normMs + adamMs,
+      tokens: tb.N,
+      flops: stepFlops(encoder, tb.lengths, jepa ? { kind: 'jepa', slices: SLICES } : { kind: 'ntp', vocab: cf.vocab }),
+    });
   }
-  writeFileSync(join(spec.dir, 'batches.json'), JSON.stringify({ arm: spec.arm, encoder, vocab: cf.vocab, names, shapes, lr: LR, weightDecay: WEIGHT_DECAY, lamb: LAMBDA, slices: SLICES, nGlobal: views.globals, batches }));
+  writeFileSync(
+    join(spec.dir, 'batches.json'),
+    JSON.stringify({
+      arm: spec.arm,
+      encoder,
+      vocab: cf.vocab,
+      names,
+      shapes,
+      lr: LR,
+      weightDecay: WEIGHT_DECAY,
+      lamb: LAMBDA,
+      slices: SLICES,
+      nGlobal: views.globals,
+      batches,
+    }),
+  );
   if (jepa) writeFileSync(join(spec.dir, 'directions.f32'), Buffer.concat(dirs));
-  const params = { backbone: backboneParams(encoder, cf.vocab), total: [...model.params.values()].reduce((a, v) => a + v.size, 0) };
+  const params = {
+    backbone: backboneParams(encoder, cf.vocab),
+    total: [...model.params.values()].reduce((a, v) => a + v.size, 0),
+  };
   const summary = summarise(spec, rows, backend.name);
-  return { ...summary, params, profile: await profileStep(model, draw(spec.steps), L, spec.steps, opt, encoder, jepa, views.globals, K) };
+  return {
+    ...summary,
+    params,
+    profile: await profileStep(model, draw(spec.steps), L, spec.steps, opt, encoder, jepa, views.globals, K),
+  };
 }
 
-type StepRow = { loss: number; inv?: number; sigreg?: number; gradNorm: number; drawMs: number; gradMs: number; normMs: number; adamMs: number; stepMs: number; tokens: number; flops: number };
+type StepRow = {
+  loss: number;
+  inv?: number;
+  sigreg?: number;
+  gradNorm: number;
+  drawMs: number;
+  gradMs: number;
+  normMs: number;
+  adamMs: number;
+  stepMs: number;
+  tokens: number;
+  flops: number;
+};
 
 function summarise(spec: ArmSpec, rows: StepRow[], backend: string): Record<string, unknown> {
   const timed = rows.slice(1); // step 1 is warm-up
   const stepMs = median(timed.map((r) => r.stepMs));
-  const tokens = median(timed.map((r) => r.tokens)), flops = median(timed.map((r) => r.flops));
+  const tokens = median(timed.map((r) => r.tokens)),
+    flops = median(timed.map((r) => r.flops));
   return {
     backend,
     threads: 1,
@@ -197,7 +308,17 @@ function summarise(spec: ArmSpec, rows: StepRow[], backend: string): Record<stri
 // Where one step's time goes: a forward-only pass, tf.profile's kernels (by name) for a full step, and the plain-JS
 // custom ops (attention, SIGReg) timed alone on this step's shapes: their backward runs outside any tf kernel, so
 // tf.profile cannot see it.
-async function profileStep(model: Model, batch: StepBatch, L: JepaLoss, step: number, opt: AdamW, c: EncoderConfig, jepa: boolean, nGlobal: number, K: number): Promise<Record<string, unknown>> {
+async function profileStep(
+  model: Model,
+  batch: StepBatch,
+  L: JepaLoss,
+  step: number,
+  opt: AdamW,
+  c: EncoderConfig,
+  jepa: boolean,
+  nGlobal: number,
+  K: number,
+): Promise<Record<string, unknown>> {
   const tb = batch.kind === 'views' ? batch.views.tokens : batch.text;
   const forwardMs = time(() => tf.tidy(() => void stepLoss(model, batch, L, step, nGlobal).loss.dataSync()));
   const encodeMs = time(() => tf.tidy(() => void encode(c, model.params, tb, !jepa).at(-1)!.dataSync()));
@@ -209,7 +330,10 @@ async function profileStep(model: Model, batch: StepBatch, L: JepaLoss, step: nu
   const attFwd = time(() => (probs = attentionForward(qkv, shape).probs));
   const dOut = Float32Array.from({ length: tb.N * c.d }, () => rng.normal());
   const attBwd = time(() => attentionBackward(qkv, probs, dOut, shape));
-  const js: Record<string, number> = { attentionForward: round(attFwd * c.layers), attentionBackward: round(attBwd * c.layers) };
+  const js: Record<string, number> = {
+    attentionForward: round(attFwd * c.layers),
+    attentionBackward: round(attBwd * c.layers),
+  };
   if (jepa) {
     const R = tb.rows;
     const z = Float32Array.from({ length: R * SLICES }, () => rng.normal());
@@ -222,7 +346,10 @@ async function profileStep(model: Model, batch: StepBatch, L: JepaLoss, step: nu
   {
     const t0 = performance.now();
     const info = await tf.profile(() => {
-      const { grads } = tf.variableGrads(() => stepLoss(model, batch, L, step, nGlobal).loss, [...model.params.values()]);
+      const { grads } = tf.variableGrads(
+        () => stepLoss(model, batch, L, step, nGlobal).loss,
+        [...model.params.values()],
+      );
       const byName: Record<string, tf.Tensor> = {};
       for (const [k, v] of model.params) byName[k] = grads[v.name];
       clipGradients(byName, null);
@@ -237,7 +364,9 @@ async function profileStep(model: Model, batch: StepBatch, L: JepaLoss, step: nu
       e.calls += 1;
       byKernel.set(k.name, e);
     }
-    const kernels = [...byKernel].map(([name, e]) => ({ name, ms: round(e.ms), calls: e.calls })).sort((a, b) => b.ms - a.ms);
+    const kernels = [...byKernel]
+      .map(([name, e]) => ({ name, ms: round(e.ms), calls: e.calls }))
+      .sort((a, b) => b.ms - a.ms);
     // customGrad ops show up as 'forward' and include the kernels they call (counted again under their own names)
     const kernelMs = kernels.filter((k) => k.name !== 'forward').reduce((a, k) => a + k.ms, 0);
     const jsMs = Object.values(js).reduce((a, b) => a + b, 0);
@@ -275,23 +404,41 @@ export default {
       const world = worldCorpus(corpusFile);
       const torchSkip = torchStatus();
       const cases: Record<string, unknown>[] = [];
-      const table: string[] = ['preset      arm   B   ours ms  ph/s   tok/s  GF/s  RSS MB | torch1T ms ph/s  GF/s | torch2T ms ph/s  GF/s  RSS MB | ours/t1  ours/(t2/2)  max|Δloss|/loss  t2 vs t1'];
+      const table: string[] = [
+        'preset      arm   B   ours ms  ph/s   tok/s  GF/s  RSS MB | torch1T ms ph/s  GF/s | torch2T ms ph/s  GF/s  RSS MB | ours/t1  ours/(t2/2)  max|Δloss|/loss  t2 vs t1',
+      ];
       // BENCH_TRAIN=ntp (or cpu/ntp,minilm-33m/good ...) times only the cases whose preset/arm contains a listed name.
       const only = process.env.BENCH_TRAIN?.split(',').filter(Boolean);
       // BENCH_STEPS=N times N steps per case instead of the table's.
       const steps = process.env.BENCH_STEPS ? z.coerce.number().int().min(2).parse(process.env.BENCH_STEPS) : null;
-      for (const c of CASES.filter((c) => !only || only.some((o) => `${c.preset}/${c.arm}`.includes(o))).map((c) => (steps ? { ...c, steps } : c))) {
-        if ((c.steps + 1) * c.batch > PHOTOS) throw new Error(`train bench: ${c.preset}/${c.arm} needs ${(c.steps + 1) * c.batch} photos, the world has ${PHOTOS}`);
+      for (const c of CASES.filter((c) => !only || only.some((o) => `${c.preset}/${c.arm}`.includes(o))).map((c) =>
+        steps ? { ...c, steps } : c,
+      )) {
+        if ((c.steps + 1) * c.batch > PHOTOS)
+          throw new Error(
+            `train bench: ${c.preset}/${c.arm} needs ${(c.steps + 1) * c.batch} photos, the world has ${PHOTOS}`,
+          );
         const dir = join(tmp, `${c.preset}-${c.arm}`);
         mkdirSync(dir);
         const spec: ArmSpec = { ...c, corpus: corpusFile, dir };
-        const ours = lastJson(execFileSync(join(root, 'node_modules', '.bin', 'tsx'), [import.meta.filename, '--arm', JSON.stringify(spec)], { encoding: 'utf8', maxBuffer: 1 << 26 }));
+        const ours = lastJson(
+          execFileSync(
+            join(root, 'node_modules', '.bin', 'tsx'),
+            [import.meta.filename, '--arm', JSON.stringify(spec)],
+            { encoding: 'utf8', maxBuffer: 1 << 26 },
+          ),
+        );
         let torch: Record<string, unknown> = { skipped: torchSkip };
         if (!torchSkip)
-          torch = lastJson(execFileSync(PYTHON, [join(import.meta.dirname, 'train_torch.py'), dir, String(c.steps)], {
-            encoding: 'utf8', maxBuffer: 1 << 26, env: { ...process.env, OPENBLAS_NUM_THREADS: '1', OMP_NUM_THREADS: '2' },
-          }));
-        const t1 = torch.t1 as Record<string, number> | undefined, t2 = torch.t2 as Record<string, number> | undefined;
+          torch = lastJson(
+            execFileSync(PYTHON, [join(import.meta.dirname, 'train_torch.py'), dir, String(c.steps)], {
+              encoding: 'utf8',
+              maxBuffer: 1 << 26,
+              env: { ...process.env, OPENBLAS_NUM_THREADS: '1', OMP_NUM_THREADS: '2' },
+            }),
+          );
+        const t1 = torch.t1 as Record<string, number> | undefined,
+          t2 = torch.t2 as Record<string, number> | undefined;
         for (const t of [t1, t2])
           if (t) {
             t.tokensPerSec = round(((ours.tokensPerStep as number) * 1000) / t.medianStepMs, 4);
@@ -299,16 +446,30 @@ export default {
           }
         // Per-step losses against torch's 1-thread run; torch's 2-thread run against its 1-thread one is the drift float
         // order alone gives (minilm's JEPA arms at batch 8 amplify it to 6e-4-8e-3 in 10 steps, in torch as in ours).
-        const relDiff = (a: number[], b: number[] | undefined) => (b?.length ? Math.max(...a.map((v, i) => Math.abs(v - b[i]) / Math.abs(b[i]))) : null);
+        const relDiff = (a: number[], b: number[] | undefined) =>
+          b?.length ? Math.max(...a.map((v, i) => Math.abs(v - b[i]) / Math.abs(b[i]))) : null;
         const t1Loss = t1?.losses as unknown as number[] | undefined;
         const lossRelDiff = relDiff(ours.losses as number[], t1Loss);
         const torchSelfDiff = t2 ? relDiff(t2.losses as unknown as number[], t1Loss) : null;
-        const ratios = t1 && t2 ? {
-          oursOverTorch1T: round((ours.photosPerSec as number) / t1.photosPerSec),
-          oursOverTorch2TPerCore: round((ours.photosPerSec as number) / (t2.photosPerSec / 2)),
-          oursOverTorch2T: round((ours.photosPerSec as number) / t2.photosPerSec),
-        } : null;
-        cases.push({ ...c, ours, torch, ratios, twin: { maxRelLossDiff: lossRelDiff === null ? null : round(lossRelDiff, 2), torch2TVs1T: torchSelfDiff === null ? null : round(torchSelfDiff, 2), steps: c.steps } });
+        const ratios =
+          t1 && t2
+            ? {
+                oursOverTorch1T: round((ours.photosPerSec as number) / t1.photosPerSec),
+                oursOverTorch2TPerCore: round((ours.photosPerSec as number) / (t2.photosPerSec / 2)),
+                oursOverTorch2T: round((ours.photosPerSec as number) / t2.photosPerSec),
+              }
+            : null;
+        cases.push({
+          ...c,
+          ours,
+          torch,
+          ratios,
+          twin: {
+            maxRelLossDiff: lossRelDiff === null ? null : round(lossRelDiff, 2),
+            torch2TVs1T: torchSelfDiff === null ? null : round(torchSelfDiff, 2),
+            steps: c.steps,
+          },
+        });
         const f = (x: unknown, w: number, d = 0) => (typeof x === 'number' ? x.toFixed(d) : '-').padStart(w);
         const e = (x: number | null) => (x === null ? '-' : x.toExponential(1));
         table.push(
@@ -318,7 +479,9 @@ export default {
         );
         console.log(table[table.length - 1]);
       }
-      const cpuJepa = cases.filter((c) => c.preset === 'cpu' && (c.arm === 'good' || c.arm === 'bad')).map((c) => (c.ratios as { oursOverTorch2TPerCore: number } | null)?.oursOverTorch2TPerCore ?? NaN);
+      const cpuJepa = cases
+        .filter((c) => c.preset === 'cpu' && (c.arm === 'good' || c.arm === 'bad'))
+        .map((c) => (c.ratios as { oursOverTorch2TPerCore: number } | null)?.oursOverTorch2TPerCore ?? NaN);
       return {
         unit: 'median over steps 2..N; photosPerSec = photos (not sequences) per second; tokensPerSec = packed tokens (all views); gflops = analytic matmul FLOPs (useful, on packed tokens) / step time',
         setup: {
@@ -328,7 +491,11 @@ export default {
           loss: { variant: 'sp', lamb: LAMBDA, slices: SLICES, points: SP_GRID.points, tMax: SP_GRID.tMax },
           optimizer: { name: 'AdamW', lr: LR, weightDecay: WEIGHT_DECAY },
         },
-        load: { before: loadBefore, after: loadavg(), note: '1/5/15-minute load averages; numbers taken with the 1-minute load above ~1.5 are not comparable' },
+        load: {
+          before: loadBefore,
+          after: loadavg(),
+          note: '1/5/15-minute load averages; numbers taken with the 1-minute load above ~1.5 are not comparable',
+        },
         table,
         targets: { cpuJepaOursOverTorchPerCore: { min: 0.5, goal: 1.0, measured: cpuJepa.map((x) => round(x)) } },
         cases,

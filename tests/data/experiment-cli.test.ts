@@ -21,7 +21,9 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 type Out = { status: number | null; stdout: string; stderr: string };
 const prh = (...args: string[]): Out => {
   const r = spawnSync(process.execPath, [join(root, 'bin', 'prh.js'), ...args, '--runs', join(tmp, 'runs')], {
-    encoding: 'utf8', env: { ...process.env, XDG_CACHE_HOME: join(tmp, 'cache') }, timeout: 600_000,
+    encoding: 'utf8',
+    env: { ...process.env, XDG_CACHE_HOME: join(tmp, 'cache') },
+    timeout: 600_000,
   });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 };
@@ -37,19 +39,48 @@ for (let copy = 0; copy < 3; copy++)
     const id = `${copy}${1000 + i}_m`;
     ids.push(id);
     cpSync(join(FIX, 'images', `${1000 + i}_f8k.jpg`), join(mini, 'images', `${id}.jpg`));
-    for (let k = 0; k < 5; k++) rows.push(`${id}.jpg,"copy ${copy} of photo ${i} , caption ${k} : ${['a red', 'a green', 'a blue'][i % 3]} square"`);
+    for (let k = 0; k < 5; k++)
+      rows.push(
+        `${id}.jpg,"copy ${copy} of photo ${i} , caption ${k} : ${['a red', 'a green', 'a blue'][i % 3]} square"`,
+      );
   }
 writeFileSync(join(mini, 'captions.txt'), rows.join('\n') + '\n');
 
 describe('prh experiment on a caption folder', () => {
   it('runs on the folder with precomputed image embeddings (.npy + ids sidecar) and prints the protocol', () => {
     const D = 6;
-    const emb = Float32Array.from({ length: ids.length * D }, (_, j) => Math.sin(j * 1.7) + (j % D === Math.floor(j / D) % D ? 1 : 0));
+    const emb = Float32Array.from(
+      { length: ids.length * D },
+      (_, j) => Math.sin(j * 1.7) + (j % D === Math.floor(j / D) % D ? 1 : 0),
+    );
     const npy = join(tmp, 'elsewhere.npy');
     writeEmbeddings(npy, { rows: ids.length, dim: D, data: emb }, ids);
-    const r = prh('experiment', '--data', mini, '--image-embeddings', npy, '--arms', 'good,ntp', '--arm-lr', 'ntp=1e-3', '--lr', '3e-3', '--fit-pairs', '11', '--test-pairs', '11', ...TINY, '--json');
+    const r = prh(
+      'experiment',
+      '--data',
+      mini,
+      '--image-embeddings',
+      npy,
+      '--arms',
+      'good,ntp',
+      '--arm-lr',
+      'ntp=1e-3',
+      '--lr',
+      '3e-3',
+      '--fit-pairs',
+      '11',
+      '--test-pairs',
+      '11',
+      ...TINY,
+      '--json',
+    );
     expect(r.stderr).not.toMatch(/\n\s+at /);
-    const out = JSON.parse(r.stdout.trim().split('\n').pop()!) as { status: string; dir: string; protocol: string; result: ExperimentResult };
+    const out = JSON.parse(r.stdout.trim().split('\n').pop()!) as {
+      status: string;
+      dir: string;
+      protocol: string;
+      result: ExperimentResult;
+    };
     expect(out.status).toBe('done');
     expect(r.status).toBe(0);
     const res = out.result;
@@ -60,12 +91,22 @@ describe('prh experiment on a caption folder', () => {
     expect(res.pairs.freeParameters).toBe(freeParameters(D, dTxt));
     expect(res.image).toMatchObject({ preset: 'precomputed', dim: D, model: npy });
     // --arm-lr over --lr: each arm's train run holds its own rate, and the result says which.
-    for (const [arm, lr] of [['good', 3e-3], ['ntp', 1e-3]] as const) {
+    for (const [arm, lr] of [
+      ['good', 3e-3],
+      ['ntp', 1e-3],
+    ] as const) {
       const a = res.arms.find((x) => x.arm === arm)!;
       expect(a.lr).toBe(lr);
-      expect(JSON.parse(readFileSync(join(out.dir, 'arms', a.runId, 'config.json'), 'utf8'))).toMatchObject({ arm, lr });
+      expect(JSON.parse(readFileSync(join(out.dir, 'arms', a.runId, 'config.json'), 'utf8'))).toMatchObject({
+        arm,
+        lr,
+      });
     }
-    expect(out.protocol).toMatch(new RegExp(`^protocol: n fit 11, n test 11; chance R@1 0\\.0909, mutual k-NN 1\\.0000; free parameters of the map ${res.pairs.freeParameters.toLocaleString('en')}; 6-d image side \\(precomputed\\)`));
+    expect(out.protocol).toMatch(
+      new RegExp(
+        `^protocol: n fit 11, n test 11; chance R@1 0\\.0909, mutual k-NN 1\\.0000; free parameters of the map ${res.pairs.freeParameters.toLocaleString('en')}; 6-d image side \\(precomputed\\)`,
+      ),
+    );
   }, 600_000);
 
   it('bad input exits 2 with the message alone: missing photos, no rows for some photos, a broken caption row', () => {
@@ -75,22 +116,43 @@ describe('prh experiment on a caption folder', () => {
     writeFileSync(join(broken, 'images', 'other.jpg'), '');
     let r = prh('experiment', '--data', broken, '--fit-pairs', '11', '--test-pairs', '11', ...TINY);
     expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/^error: .*images: none of the 22 photos named in .*captions\.txt is in this folder \(.*the folder holds 1 image file\(s\): other\.jpg\); an experiment embeds the fit and test photos\n$/);
+    expect(r.stderr).toMatch(
+      /^error: .*images: none of the 22 photos named in .*captions\.txt is in this folder \(.*the folder holds 1 image file\(s\): other\.jpg\); an experiment embeds the fit and test photos\n$/,
+    );
     const npy = join(tmp, 'few.npy');
     writeEmbeddings(npy, { rows: 2, dim: 3, data: new Float32Array(6) }, ids.slice(0, 2));
-    r = prh('experiment', '--data', mini, '--image-embeddings', npy, '--fit-pairs', '11', '--test-pairs', '11', ...TINY);
+    r = prh(
+      'experiment',
+      '--data',
+      mini,
+      '--image-embeddings',
+      npy,
+      '--fit-pairs',
+      '11',
+      '--test-pairs',
+      '11',
+      ...TINY,
+    );
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/^error: .*few\.npy: no row for 2[01] of the 22 photos the experiment needs .*, e\.g\. /);
     r = prh('experiment', '--data', mini, '--arms', 'good,ntp', '--arm-lr', 'bad=1e-3', ...TINY);
     expect(r.status).toBe(2);
     expect(r.stderr).toBe('error: startRun: config.armLr: a learning rate for an arm the experiment does not train\n');
     r = prh('experiment', '--data', mini, '--arm-lr', 'good:1e-3', ...TINY);
-    expect([r.status, r.stderr]).toEqual([2, "error: --arm-lr: expected arm=rate pairs, e.g. good=4e-3,bad=1e-3; got 'good:1e-3'\n"]);
+    expect([r.status, r.stderr]).toEqual([
+      2,
+      "error: --arm-lr: expected arm=rate pairs, e.g. good=4e-3,bad=1e-3; got 'good:1e-3'\n",
+    ]);
     r = prh('experiment', '--data', mini, '--arm-lr', 'gud=1e-3', ...TINY);
-    expect([r.status, r.stderr]).toEqual([2, 'error: startRun: config.armLr: not arms: gud (arms: good, bad, ntp, pair-ntp)\n']);
+    expect([r.status, r.stderr]).toEqual([
+      2,
+      'error: startRun: config.armLr: not arms: gud (arms: good, bad, ntp, pair-ntp)\n',
+    ]);
     r = prh('experiment', '--data', join(import.meta.dirname, 'fixtures', 'flickr8k-bad-csv'), ...TINY);
     expect(r.status).toBe(2);
-    expect(r.stderr).toBe(`error: ${join(import.meta.dirname, 'fixtures', 'flickr8k-bad-csv', 'captions.txt')}:3: 3 columns, the header has 2 (quote a caption that holds a comma)\n`);
+    expect(r.stderr).toBe(
+      `error: ${join(import.meta.dirname, 'fixtures', 'flickr8k-bad-csv', 'captions.txt')}:3: 3 columns, the header has 2 (quote a caption that holds a comma)\n`,
+    );
   }, 600_000);
 });
 
@@ -104,7 +166,13 @@ describe('prh demo: learning rates and epochs', () => {
   it('trains the three text arms for DEMO_EPOCHS (12) unless --epochs says otherwise, with the other flags passed on', () => {
     const parse = (o: Parameters<typeof demoConfig>[1]) => ExperimentConfig.parse(demoConfig('/w', o));
     const c = parse({});
-    expect([c.arms, c.train.epochs, DEMO_EPOCHS, c.armLr, c.image.model]).toEqual([['good', 'bad', 'ntp'], 12, 12, WORLD_ARM_LR, 'world']);
+    expect([c.arms, c.train.epochs, DEMO_EPOCHS, c.armLr, c.image.model]).toEqual([
+      ['good', 'bad', 'ntp'],
+      12,
+      12,
+      WORLD_ARM_LR,
+      'world',
+    ]);
     const d = parse({ epochs: 2, batch: 16, seeds: [0, 1] });
     expect([d.train.epochs, d.train.batch, d.seeds]).toEqual([2, 16, [0, 1]]);
     expect(() => demoConfig('/w', { lamb: 0.1, lambEff: 1 })).toThrow(InputError);
@@ -114,9 +182,22 @@ describe('prh demo: learning rates and epochs', () => {
 describe('the app starting an experiment on an opened folder (the service behind both transports)', () => {
   it('checks the data before a run exists: a bad folder is an InputError naming what is wrong, and no run is created', async () => {
     let settings = { theme: 'system' as const, dataRoots: [] as string[] };
-    const service = new Service({ runsDir: join(tmp, 'app-runs'), userData: join(tmp, 'app'), transport: 'ws', settings: { get: () => settings, set: (p) => (settings = { ...settings, ...p } as typeof settings) } });
-    const config = (data: string) => ({ kind: 'experiment', version: 1, data, image: { model: 'world' }, eval: { fitPairs: 11, testPairs: 11 } });
-    await expect(service.dispatch('startRun', { config: config(join(tmp, 'nowhere')) })).rejects.toThrow(/nowhere: no such file or folder/);
+    const service = new Service({
+      runsDir: join(tmp, 'app-runs'),
+      userData: join(tmp, 'app'),
+      transport: 'ws',
+      settings: { get: () => settings, set: (p) => (settings = { ...settings, ...p } as typeof settings) },
+    });
+    const config = (data: string) => ({
+      kind: 'experiment',
+      version: 1,
+      data,
+      image: { model: 'world' },
+      eval: { fitPairs: 11, testPairs: 11 },
+    });
+    await expect(service.dispatch('startRun', { config: config(join(tmp, 'nowhere')) })).rejects.toThrow(
+      /nowhere: no such file or folder/,
+    );
     const half = join(tmp, 'half');
     cpSync(mini, half, { recursive: true });
     for (const id of ids.slice(0, 30)) unlinkSync(join(half, 'images', `${id}.jpg`));
@@ -129,15 +210,41 @@ describe('the app starting an experiment on an opened folder (the service behind
 
 // The real photos at hand (not in a user's clone).
 const SHARED = resolve(root, '..', 'shared');
-const f8k = join(SHARED, 'data', 'flickr8k-1k'), mobilenet = join(SHARED, 'models', 'mobilenetv2-12-int8.onnx');
+const f8k = join(SHARED, 'data', 'flickr8k-1k'),
+  mobilenet = join(SHARED, 'models', 'mobilenetv2-12-int8.onnx');
 const real = existsSync(join(f8k, 'captions.txt')) && existsSync(mobilenet);
 if (!real) console.log(`skipping the flickr8k-1k experiment: ${f8k} or ${mobilenet} is absent`);
 describe.skipIf(!real)('../shared/data/flickr8k-1k (1,000 real photos, Kaggle layout)', () => {
   it('prh experiment straight on the folder, MobileNetV2 int8 pooled feature (1,280-d), 1 epoch', () => {
-    const r = prh('experiment', '--data', f8k, '--image-model', mobilenet, '--image-output', '464_quantized', '--arms', 'good', '--fit-pairs', '200', '--test-pairs', '200', ...TINY, '--json');
-    const out = JSON.parse(r.stdout.trim().split('\n').pop()!) as { status: string; protocol: string; result: ExperimentResult };
+    const r = prh(
+      'experiment',
+      '--data',
+      f8k,
+      '--image-model',
+      mobilenet,
+      '--image-output',
+      '464_quantized',
+      '--arms',
+      'good',
+      '--fit-pairs',
+      '200',
+      '--test-pairs',
+      '200',
+      ...TINY,
+      '--json',
+    );
+    const out = JSON.parse(r.stdout.trim().split('\n').pop()!) as {
+      status: string;
+      protocol: string;
+      result: ExperimentResult;
+    };
     expect(out.status).toBe('done');
-    expect(out.result.image).toMatchObject({ dim: 1280, tensor: '464_quantized', pool: 'none', preset: 'imagenet-cnn' });
+    expect(out.result.image).toMatchObject({
+      dim: 1280,
+      tensor: '464_quantized',
+      pool: 'none',
+      preset: 'imagenet-cnn',
+    });
     expect(out.result.pairs).toMatchObject({ fit: 200, test: 200 });
     expect(out.protocol).toMatch(/^protocol: n fit 200, n test 200; chance R@1 0\.0050/);
   }, 600_000);

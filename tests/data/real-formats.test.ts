@@ -4,7 +4,16 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, unlink
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkImageFiles, importDataset, inspectDataset, openDataset, readCaptionTable, readDataset, readFlickr8k, seededSplit } from '../../engine/data';
+import {
+  checkImageFiles,
+  importDataset,
+  inspectDataset,
+  openDataset,
+  readCaptionTable,
+  readDataset,
+  readFlickr8k,
+  seededSplit,
+} from '../../engine/data';
 import { inputError } from './input-error';
 
 const FIX = join(import.meta.dirname, 'fixtures');
@@ -21,11 +30,19 @@ describe('Flickr8k, three layouts', () => {
     expect(o.dataset.name).toBe('flickr8k-kaggle');
     expect(files(o.dataset.images)).toEqual(PHOTOS);
     expect(o.dataset.images[0].captions.map((c) => c.text)).toEqual([
-      'A red square on white .', 'A small red box , seen from above .', 'The "red" shape sits in the middle .', 'Photo 0 : one red block .', 'Something red against a white wall .',
+      'A red square on white .',
+      'A small red box , seen from above .',
+      'The "red" shape sits in the middle .',
+      'Photo 0 : one red block .',
+      'Something red against a white wall .',
     ]);
     expect(o.dataset.params).toMatchObject({ split: 'seeded', splitSeed: 0, val: 1, test: 1 });
     const r = inspectDataset(o);
-    expect(r).toMatchObject({ images: 12, captions: 60, files: { present: true, listed: 12, missing: 0, unreadable: 0 } });
+    expect(r).toMatchObject({
+      images: 12,
+      captions: 60,
+      files: { present: true, listed: 12, missing: 0, unreadable: 0 },
+    });
   });
   it('original Flickr8k.token.txt split by Flickr_8k.{train,dev,test}Images.txt; a photo in no list is left out and counted', () => {
     const o = openDataset(join(FIX, 'flickr8k-token'));
@@ -41,24 +58,37 @@ describe('Flickr8k, three layouts', () => {
     // lists found beside a Kaggle captions.txt too
     const kaggleLists = join(tmp, 'kaggle-lists');
     cpSync(join(FIX, 'flickr8k-kaggle', 'captions.txt'), join(kaggleLists, 'captions.txt'));
-    for (const f of readdirSync(join(FIX, 'flickr8k-token')).filter((f) => f.startsWith('Flickr_8k.'))) cpSync(join(FIX, 'flickr8k-token', f), join(kaggleLists, f));
-    expect(openDataset(kaggleLists).dataset.images.map((im) => im.split)).toEqual(o.dataset.images.map((im) => im.split));
+    for (const f of readdirSync(join(FIX, 'flickr8k-token')).filter((f) => f.startsWith('Flickr_8k.')))
+      cpSync(join(FIX, 'flickr8k-token', f), join(kaggleLists, f));
+    expect(openDataset(kaggleLists).dataset.images.map((im) => im.split)).toEqual(
+      o.dataset.images.map((im) => im.split),
+    );
   });
   it("Karpathy's dataset_flickr8k.json: its split", () => {
-    const o = openDataset(join(FIX, 'flickr8k-karpathy', 'dataset_flickr8k.json'), { imagesDir: join(FIX, 'flickr8k-kaggle', 'images') });
+    const o = openDataset(join(FIX, 'flickr8k-karpathy', 'dataset_flickr8k.json'), {
+      imagesDir: join(FIX, 'flickr8k-kaggle', 'images'),
+    });
     expect(o.format).toBe('karpathy');
     expect(o.dataset.images.map((im) => im.split)).toEqual([...Array(8).fill('train'), 'val', 'val', 'test', 'test']);
     expect(o.imagesDir).toBe(join(FIX, 'flickr8k-kaggle', 'images'));
   });
   it('malformed: a broken row names file:line', () => {
-    expect(inputError(() => openDataset(join(FIX, 'flickr8k-bad-csv')))).toMatch(/flickr8k-bad-csv\/captions\.txt:3: 3 columns, the header has 2/);
-    expect(inputError(() => openDataset(join(FIX, 'flickr8k-bad-token')))).toMatch(/Flickr8k\.token\.txt:3: expected "<image>#<n><TAB><caption>"/);
+    expect(inputError(() => openDataset(join(FIX, 'flickr8k-bad-csv')))).toMatch(
+      /flickr8k-bad-csv\/captions\.txt:3: 3 columns, the header has 2/,
+    );
+    expect(inputError(() => openDataset(join(FIX, 'flickr8k-bad-token')))).toMatch(
+      /Flickr8k\.token\.txt:3: expected "<image>#<n><TAB><caption>"/,
+    );
     const dir = join(tmp, 'bad-lists');
     cpSync(join(FIX, 'flickr8k-token'), dir, { recursive: true });
     writeFileSync(join(dir, 'Flickr_8k.testImages.txt'), `${PHOTOS[10]}\n${PHOTOS[0]}\n`);
-    expect(inputError(() => openDataset(dir))).toMatch(/Flickr_8k\.testImages\.txt:2: 1000_f8k\.jpg is already listed in .*Flickr_8k\.trainImages\.txt:1/);
+    expect(inputError(() => openDataset(dir))).toMatch(
+      /Flickr_8k\.testImages\.txt:2: 1000_f8k\.jpg is already listed in .*Flickr_8k\.trainImages\.txt:1/,
+    );
     unlinkSync(join(dir, 'Flickr_8k.devImages.txt'));
-    expect(inputError(() => openDataset(dir))).toMatch(/has some Flickr_8k\.\*Images\.txt split lists but not .*Flickr_8k\.devImages\.txt/);
+    expect(inputError(() => openDataset(dir))).toMatch(
+      /has some Flickr_8k\.\*Images\.txt split lists but not .*Flickr_8k\.devImages\.txt/,
+    );
   });
 });
 
@@ -66,20 +96,33 @@ describe('caption tables', () => {
   it('JSON Lines with caption or captions and a split column (dev -> val)', () => {
     const ds = readCaptionTable(join(FIX, 'table-jsonl', 'captions.jsonl'));
     expect(ds.images.map((im) => [im.file, im.split, im.captions.length])).toEqual([
-      [PHOTOS[0], 'train', 5], [PHOTOS[1], 'train', 5], [PHOTOS[2], 'train', 5], [PHOTOS[3], 'val', 5], [PHOTOS[4], 'val', 5],
+      [PHOTOS[0], 'train', 5],
+      [PHOTOS[1], 'train', 5],
+      [PHOTOS[2], 'train', 5],
+      [PHOTOS[3], 'val', 5],
+      [PHOTOS[4], 'val', 5],
     ]);
     expect(ds.params).toMatchObject({ split: 'column' });
   });
   it('malformed: syntax and schema errors name file:line; a header without image/caption columns; a split on some rows only', () => {
-    expect(inputError(() => openDataset(join(FIX, 'table-bad-jsonl')))).toMatch(/table-bad-jsonl\/captions\.jsonl:2: invalid JSON at column 48/);
-    writeFileSync(join(tmp, 'schema.jsonl'), '{"image": "a.jpg", "caption": "x"}\n\n{"file": "b.jpg", "caption": "y"}\n');
+    expect(inputError(() => openDataset(join(FIX, 'table-bad-jsonl')))).toMatch(
+      /table-bad-jsonl\/captions\.jsonl:2: invalid JSON at column 48/,
+    );
+    writeFileSync(
+      join(tmp, 'schema.jsonl'),
+      '{"image": "a.jpg", "caption": "x"}\n\n{"file": "b.jpg", "caption": "y"}\n',
+    );
     expect(inputError(() => readCaptionTable(join(tmp, 'schema.jsonl')))).toMatch(/schema\.jsonl:3: .*needs "image"/);
     writeFileSync(join(tmp, 'head.csv'), 'photo,text\na.jpg,x\n');
     expect(inputError(() => openDataset(join(tmp, 'head.csv')))).toMatch(/head\.csv:1: not a caption table/);
     writeFileSync(join(tmp, 'partial.csv'), 'image,caption,split\na.jpg,x,train\nb.jpg,y,\n');
-    expect(inputError(() => readCaptionTable(join(tmp, 'partial.csv')))).toMatch(/partial\.csv:3: no split, while other rows give one/);
+    expect(inputError(() => readCaptionTable(join(tmp, 'partial.csv')))).toMatch(
+      /partial\.csv:3: no split, while other rows give one/,
+    );
     writeFileSync(join(tmp, 'badsplit.csv'), 'image,caption,split\na.jpg,x,holdout\n');
-    expect(inputError(() => readCaptionTable(join(tmp, 'badsplit.csv')))).toMatch(/badsplit\.csv:2: split 'holdout' is not train, val or test/);
+    expect(inputError(() => readCaptionTable(join(tmp, 'badsplit.csv')))).toMatch(
+      /badsplit\.csv:2: split 'holdout' is not train, val or test/,
+    );
     writeFileSync(join(tmp, 'empty.csv'), 'image,caption\na.jpg, \n');
     expect(inputError(() => readCaptionTable(join(tmp, 'empty.csv')))).toMatch(/empty\.csv:2: empty caption/);
   });
@@ -94,7 +137,9 @@ describe('the seeded split', () => {
     expect([count(b, 'val'), count(b, 'test')]).toEqual([300, 200]);
     expect(seededSplit(1000, 'x', { seed: 3, val: 300, test: 200 }).split).toEqual(b);
     expect(seededSplit(1000, 'x', { seed: 4, val: 300, test: 200 }).split).not.toEqual(b);
-    expect(inputError(() => seededSplit(10, 'f.csv', { val: 5, test: 5 }))).toMatch(/f\.csv: 10 photos cannot hold 5 val \+ 5 test photos/);
+    expect(inputError(() => seededSplit(10, 'f.csv', { val: 5, test: 5 }))).toMatch(
+      /f\.csv: 10 photos cannot hold 5 val \+ 5 test photos/,
+    );
   });
 });
 
@@ -116,8 +161,12 @@ describe('image files', () => {
       /images: none of the 12 photos named in .*captions\.txt is in this folder \(the captions name 1000_f8k\.jpg, .*, \.\.\.; the folder holds 1 image file\(s\): holiday\.jpg\)/,
     );
     const o3 = openDataset(join(FIX, 'flickr8k-token'));
-    expect(inputError(() => checkImageFiles(o3, o3.dataset.images, 'test'))).toMatch(/image folder .*flickr8k-token\/images does not exist .*--images DIR/);
-    expect(inputError(() => openDataset(join(FIX, 'flickr8k-token'), { imagesDir: join(tmp, 'nope') }))).toMatch(/--images .*nope: no such folder/);
+    expect(inputError(() => checkImageFiles(o3, o3.dataset.images, 'test'))).toMatch(
+      /image folder .*flickr8k-token\/images does not exist .*--images DIR/,
+    );
+    expect(inputError(() => openDataset(join(FIX, 'flickr8k-token'), { imagesDir: join(tmp, 'nope') }))).toMatch(
+      /--images .*nope: no such folder/,
+    );
   });
 });
 
@@ -137,14 +186,27 @@ describe('COCO with its images', () => {
     const dir = join(tmp, 'karpathy-coco');
     mkdirSync(join(dir, 'val2014'), { recursive: true });
     mkdirSync(join(dir, 'train2014'));
-    const im = (i: number, folder: string, split: string) => ({ filepath: folder, filename: `COCO_${folder}_${i}.jpg`, split, sentences: [{ raw: `photo ${i} .` }] });
-    const images = [im(1, 'train2014', 'train'), im(2, 'val2014', 'restval'), im(3, 'val2014', 'val'), im(4, 'val2014', 'test')];
+    const im = (i: number, folder: string, split: string) => ({
+      filepath: folder,
+      filename: `COCO_${folder}_${i}.jpg`,
+      split,
+      sentences: [{ raw: `photo ${i} .` }],
+    });
+    const images = [
+      im(1, 'train2014', 'train'),
+      im(2, 'val2014', 'restval'),
+      im(3, 'val2014', 'val'),
+      im(4, 'val2014', 'test'),
+    ];
     writeFileSync(join(dir, 'dataset_coco.json'), JSON.stringify({ dataset: 'coco', images }));
     for (const x of images) cpSync(photo, join(dir, x.filepath, x.filename));
     const o = openDataset(dir);
     expect(o.imagesDir).toBe(dir);
     expect(o.dataset.images.map((i) => [i.file, i.split])).toEqual([
-      ['train2014/COCO_train2014_1.jpg', 'train'], ['val2014/COCO_val2014_2.jpg', 'train'], ['val2014/COCO_val2014_3.jpg', 'val'], ['val2014/COCO_val2014_4.jpg', 'test'],
+      ['train2014/COCO_train2014_1.jpg', 'train'],
+      ['val2014/COCO_val2014_2.jpg', 'train'],
+      ['val2014/COCO_val2014_3.jpg', 'val'],
+      ['val2014/COCO_val2014_4.jpg', 'test'],
     ]);
     expect(() => checkImageFiles(o, o.dataset.images, 'test')).not.toThrow();
   });
@@ -160,7 +222,9 @@ describe('prh data import', () => {
     expect(back.params).toMatchObject({ split: 'lists', format: 'flickr8k' });
     expect(readdirSync(join(out, 'images')).sort()).toEqual(PHOTOS);
     expect(inputError(() => importDataset(o, out))).toMatch(/dataset\.json: exists \(--force replaces it\)/);
-    expect(inputError(() => importDataset(openDataset(join(FIX, 'flickr8k-token')), join(tmp, 'imp2')))).toMatch(/does not exist .*--no-images writes the captions only/);
+    expect(inputError(() => importDataset(openDataset(join(FIX, 'flickr8k-token')), join(tmp, 'imp2')))).toMatch(
+      /does not exist .*--no-images writes the captions only/,
+    );
     importDataset(openDataset(join(FIX, 'flickr8k-token')), join(tmp, 'imp3'), { images: false });
     expect(existsSync(join(tmp, 'imp3', 'images'))).toBe(false);
     expect(readDataset(join(tmp, 'imp3')).images).toHaveLength(12);

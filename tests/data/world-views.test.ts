@@ -3,14 +3,29 @@
 import { createHash } from 'node:crypto';
 import { createCanvas, loadImage } from '@napi-rs/canvas';
 import { describe, expect, it } from 'vitest';
-import { BACKGROUNDS, COLOURS, OBJECT_KEEPS, SHAPES, SIZES, drawScenes, objectKind, objectKindCount, renderObjectPixels, renderScene, renderScenePixels, renderSceneView, type ObjectKeep } from '../../engine/data';
+import {
+  BACKGROUNDS,
+  COLOURS,
+  OBJECT_KEEPS,
+  SHAPES,
+  SIZES,
+  drawScenes,
+  objectKind,
+  objectKindCount,
+  renderObjectPixels,
+  renderScene,
+  renderScenePixels,
+  renderSceneView,
+  type ObjectKeep,
+} from '../../engine/data';
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const scenes = drawScenes(7, 24);
 
 // Mean |a − b| over the RGB bytes of two RGBA images.
 function meanAbs(a: Uint8ClampedArray, b: Uint8ClampedArray): number {
-  let s = 0, n = 0;
+  let s = 0,
+    n = 0;
   for (let i = 0; i < a.length; i += 4) for (let c = 0; c < 3; c++, n++) s += Math.abs(a[i + c] - b[i + c]);
   return s / n;
 }
@@ -35,7 +50,11 @@ describe('world scene views', () => {
       const png = renderSceneView(scenes[2], 48, 7, 2, view);
       const ctx = createCanvas(48, 48).getContext('2d');
       ctx.drawImage(await loadImage(png), 0, 0);
-      expect(Buffer.from(renderScenePixels(scenes[2], 48, 7, 2, view)).equals(Buffer.from(ctx.getImageData(0, 0, 48, 48).data))).toBe(true);
+      expect(
+        Buffer.from(renderScenePixels(scenes[2], 48, 7, 2, view)).equals(
+          Buffer.from(ctx.getImageData(0, 0, 48, 48).data),
+        ),
+      ).toBe(true);
     }
   });
 
@@ -49,7 +68,8 @@ describe('world scene views', () => {
   });
 
   it('views of one scene are closer to each other than to views of other scenes (same state, other nuisance)', () => {
-    let same = 0, other = 0;
+    let same = 0,
+      other = 0;
     for (let i = 0; i < 12; i++) {
       const a = renderScenePixels(scenes[i], 64, 7, i, 1).slice();
       same += meanAbs(a, renderScenePixels(scenes[i], 64, 7, i, 2));
@@ -63,16 +83,22 @@ describe('world scene views', () => {
 // Object-level views: one object of a scene drawn alone, anywhere. Pixels that differ from the background by more than
 // pixel noise could (sd 6 per channel) form one compact blob no wider than the largest object, and the blob moves.
 describe('world object views', () => {
-  const S = 64, cell = S / 3;
+  const S = 64,
+    cell = S / 3;
   const multi = scenes.findIndex((sc) => sc.objects.length === 3);
-  const bgOf = (px: Uint8ClampedArray) => [0, 1, 2].map((c) => { // the background colour: the median of each channel
-    const v = Array.from({ length: S * S }, (_, q) => px[4 * q + c]).sort((a, b) => a - b);
-    return v[(S * S) >> 1];
-  });
+  const bgOf = (px: Uint8ClampedArray) =>
+    [0, 1, 2].map((c) => {
+      // the background colour: the median of each channel
+      const v = Array.from({ length: S * S }, (_, q) => px[4 * q + c]).sort((a, b) => a - b);
+      return v[(S * S) >> 1];
+    });
   function blob(px: Uint8ClampedArray): { n: number; cx: number; cy: number; reach: number } {
-    const bg = bgOf(px), pts: [number, number][] = [];
-    for (let q = 0; q < S * S; q++) if ([0, 1, 2].some((c) => Math.abs(px[4 * q + c] - bg[c]) > 40)) pts.push([q % S, Math.floor(q / S)]);
-    const cx = pts.reduce((s, p) => s + p[0], 0) / pts.length, cy = pts.reduce((s, p) => s + p[1], 0) / pts.length;
+    const bg = bgOf(px),
+      pts: [number, number][] = [];
+    for (let q = 0; q < S * S; q++)
+      if ([0, 1, 2].some((c) => Math.abs(px[4 * q + c] - bg[c]) > 40)) pts.push([q % S, Math.floor(q / S)]);
+    const cx = pts.reduce((s, p) => s + p[0], 0) / pts.length,
+      cy = pts.reduce((s, p) => s + p[1], 0) / pts.length;
     return { n: pts.length, cx, cy, reach: Math.max(...pts.map(([x, y]) => Math.hypot(x - cx, y - cy))) };
   }
 
@@ -89,7 +115,11 @@ describe('world object views', () => {
         expect(b.n).toBeGreaterThan(10);
         expect(b.reach).toBeLessThan(largest);
       }
-      const spread = Math.max(...blobs.map((b) => b.cx)) - Math.min(...blobs.map((b) => b.cx)) + Math.max(...blobs.map((b) => b.cy)) - Math.min(...blobs.map((b) => b.cy));
+      const spread =
+        Math.max(...blobs.map((b) => b.cx)) -
+        Math.min(...blobs.map((b) => b.cx)) +
+        Math.max(...blobs.map((b) => b.cy)) -
+        Math.min(...blobs.map((b) => b.cy));
       expect(spread).toBeGreaterThan(cell); // not held in its grid cell (the scene renders move it by ±0.1 cell)
     }
     // the scene render with all three objects is not one blob
@@ -100,53 +130,101 @@ describe('world object views', () => {
   const stateOf = (j: number, v: number, keep: ObjectKeep) => {
     const px = Buffer.from(renderObjectPixels(scenes[multi], S, 7, multi, j, v, keep));
     expect(px.equals(Buffer.from(renderObjectPixels(scenes[multi], S, 7, multi, j, v, keep)))).toBe(true);
-    const found = BACKGROUNDS.flatMap((background) => SHAPES.flatMap((shape) => COLOURS.flatMap((colour) => SIZES.flatMap((size) => {
-      const state = { background, objects: scenes[multi].objects.map((o, k) => (k === j ? { ...o, shape, colour, size } : o)) };
-      return px.equals(Buffer.from(renderObjectPixels(state, S, 7, multi, j, v))) ? [{ background, shape, colour, size }] : [];
-    }))));
+    const found = BACKGROUNDS.flatMap((background) =>
+      SHAPES.flatMap((shape) =>
+        COLOURS.flatMap((colour) =>
+          SIZES.flatMap((size) => {
+            const state = {
+              background,
+              objects: scenes[multi].objects.map((o, k) => (k === j ? { ...o, shape, colour, size } : o)),
+            };
+            return px.equals(Buffer.from(renderObjectPixels(state, S, 7, multi, j, v)))
+              ? [{ background, shape, colour, size }]
+              : [];
+          }),
+        ),
+      ),
+    );
     expect(found).toHaveLength(1);
     return found[0];
   };
 
   it('objectKind names what a keep keeps: changing an attribute leaves every render the same exactly when the kind stays the same', () => {
-    const j = 1, own = scenes[multi].objects[j];
-    const other = { shape: SHAPES.find((x) => x !== own.shape)!, colour: COLOURS.find((x) => x !== own.colour)!, size: SIZES.find((x) => x !== own.size)! };
+    const j = 1,
+      own = scenes[multi].objects[j];
+    const other = {
+      shape: SHAPES.find((x) => x !== own.shape)!,
+      colour: COLOURS.find((x) => x !== own.colour)!,
+      size: SIZES.find((x) => x !== own.size)!,
+    };
     const changed = [
       { ...scenes[multi], objects: scenes[multi].objects.map((o, k) => (k === j ? { ...o, shape: other.shape } : o)) },
-      { ...scenes[multi], objects: scenes[multi].objects.map((o, k) => (k === j ? { ...o, colour: other.colour } : o)) },
+      {
+        ...scenes[multi],
+        objects: scenes[multi].objects.map((o, k) => (k === j ? { ...o, colour: other.colour } : o)),
+      },
       { ...scenes[multi], objects: scenes[multi].objects.map((o, k) => (k === j ? { ...o, size: other.size } : o)) },
       { ...scenes[multi], background: BACKGROUNDS.find((x) => x !== scenes[multi].background)! },
     ];
-    const renders = (state: typeof scenes[number], keep: ObjectKeep) => [0, 1, 2, 3].map((v) => Buffer.from(renderObjectPixels(state, S, 7, multi, j, v, keep)).toString('base64')).join();
-    const sameKind = OBJECT_KEEPS.map((keep) => changed.map((state) => objectKind(state, j, keep) === objectKind(scenes[multi], j, keep)));
-    expect(sameKind).toEqual(OBJECT_KEEPS.map((keep) => changed.map((state) => renders(state, keep) === renders(scenes[multi], keep))));
+    const renders = (state: (typeof scenes)[number], keep: ObjectKeep) =>
+      [0, 1, 2, 3]
+        .map((v) => Buffer.from(renderObjectPixels(state, S, 7, multi, j, v, keep)).toString('base64'))
+        .join();
+    const sameKind = OBJECT_KEEPS.map((keep) =>
+      changed.map((state) => objectKind(state, j, keep) === objectKind(scenes[multi], j, keep)),
+    );
+    expect(sameKind).toEqual(
+      OBJECT_KEEPS.map((keep) => changed.map((state) => renders(state, keep) === renders(scenes[multi], keep))),
+    );
     // shape, colour, size, background: kept by 'object'; shape alone; shape and colour; shape, colour and size
-    expect(sameKind).toEqual([[false, false, false, false], [false, true, true, true], [false, false, true, true], [false, false, false, true]]);
+    expect(sameKind).toEqual([
+      [false, false, false, false],
+      [false, true, true, true],
+      [false, false, true, true],
+      [false, false, false, true],
+    ]);
     // objectKindCount: the distinct kinds over every object the lexicon can make
-    const every = BACKGROUNDS.flatMap((background) => SHAPES.flatMap((shape) => COLOURS.flatMap((colour) => SIZES.map((size) => ({ background, objects: [{ shape, colour, size, cell: 0 }] })))));
-    expect(OBJECT_KEEPS.map((keep) => new Set(every.map((state) => objectKind(state, 0, keep))).size)).toEqual(OBJECT_KEEPS.map(objectKindCount));
+    const every = BACKGROUNDS.flatMap((background) =>
+      SHAPES.flatMap((shape) =>
+        COLOURS.flatMap((colour) => SIZES.map((size) => ({ background, objects: [{ shape, colour, size, cell: 0 }] }))),
+      ),
+    );
+    expect(OBJECT_KEEPS.map((keep) => new Set(every.map((state) => objectKind(state, 0, keep))).size)).toEqual(
+      OBJECT_KEEPS.map(objectKindCount),
+    );
     expect(OBJECT_KEEPS.map(objectKindCount)).toEqual([1152, 8, 64, 192]);
   });
 
   it("keep 'shape' / 'shape-colour' / 'shape-colour-size': each render is the object's own shape (colour, size) with the rest drawn for that render", () => {
-    const j = 1, own = scenes[multi].objects[j];
+    const j = 1,
+      own = scenes[multi].objects[j];
     const shapeOnly = [0, 1, 2, 3, 4, 5].map((v) => stateOf(j, v, 'shape'));
     expect(shapeOnly.every((m) => m.shape === own.shape)).toBe(true);
-    for (const k of ['colour', 'size', 'background'] as const) expect(new Set(shapeOnly.map((m) => m[k])).size).toBeGreaterThan(1);
+    for (const k of ['colour', 'size', 'background'] as const)
+      expect(new Set(shapeOnly.map((m) => m[k])).size).toBeGreaterThan(1);
     const withColour = [0, 1, 2, 3, 4, 5].map((v) => stateOf(j, v, 'shape-colour'));
     expect(withColour.every((m) => m.shape === own.shape && m.colour === own.colour)).toBe(true);
-    for (const k of ['size', 'background'] as const) expect(new Set(withColour.map((m) => m[k])).size).toBeGreaterThan(1);
+    for (const k of ['size', 'background'] as const)
+      expect(new Set(withColour.map((m) => m[k])).size).toBeGreaterThan(1);
     // both draw the same size class and background for a render: only the colour is the object's own
-    expect(withColour.map(({ size, background }) => [size, background])).toEqual(shapeOnly.map(({ size, background }) => [size, background]));
+    expect(withColour.map(({ size, background }) => [size, background])).toEqual(
+      shapeOnly.map(({ size, background }) => [size, background]),
+    );
     const withSize = [0, 1, 2, 3, 4, 5].map((v) => stateOf(j, v, 'shape-colour-size'));
     expect(withSize.every((m) => m.shape === own.shape && m.colour === own.colour && m.size === own.size)).toBe(true);
     expect(withSize.map((m) => m.background)).toEqual(shapeOnly.map((m) => m.background));
-    expect(Buffer.from(renderObjectPixels(scenes[multi], S, 7, multi, j, 2, 'object')).equals(Buffer.from(renderObjectPixels(scenes[multi], S, 7, multi, j, 2)))).toBe(true);
+    expect(
+      Buffer.from(renderObjectPixels(scenes[multi], S, 7, multi, j, 2, 'object')).equals(
+        Buffer.from(renderObjectPixels(scenes[multi], S, 7, multi, j, 2)),
+      ),
+    ).toBe(true);
   });
 
   it('keeps the scene renders as they were, and names a missing object', () => {
     renderObjectPixels(scenes[multi], S, 7, multi, 0, 0);
-    expect(sha(renderScene(scenes[0], 64, 7, 0))).toBe('c87cd521e6efa623edde6e17f99482613941aac406dae008f187ce081e1b3298');
+    expect(sha(renderScene(scenes[0], 64, 7, 0))).toBe(
+      'c87cd521e6efa623edde6e17f99482613941aac406dae008f187ce081e1b3298',
+    );
     expect(() => renderObjectPixels(scenes[multi], S, 7, multi, 3, 0)).toThrow(/3 objects, not object 3/);
   });
 });

@@ -4,8 +4,21 @@ import { join } from 'node:path';
 import { loadImage, createCanvas } from '@napi-rs/canvas';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
-  ANNOTATORS, captionScene, drawScenes, generateWorld, inspectDataset, NUISANCE, NUISANCE_WORDS, openDataset, previewWorld,
-  readDataset, resolveWorld, sceneKey, STYLE_OF, STYLES, type WorldCaption,
+  ANNOTATORS,
+  captionScene,
+  drawScenes,
+  generateWorld,
+  inspectDataset,
+  NUISANCE,
+  NUISANCE_WORDS,
+  openDataset,
+  previewWorld,
+  readDataset,
+  resolveWorld,
+  sceneKey,
+  STYLE_OF,
+  STYLES,
+  type WorldCaption,
 } from '../../engine/data';
 import { InputError } from '../../engine/errors';
 import { falseTaggedFacts, falseTextFacts } from './caption-truth';
@@ -13,14 +26,33 @@ import { falseTaggedFacts, falseTextFacts } from './caption-truth';
 const TINY = { train: 60, val: 20, test: 20 };
 const tmp = mkdtempSync(join(tmpdir(), 'prh-world-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-const gen = (name: string, opts: Parameters<typeof generateWorld>[1]) => generateWorld(join(tmp, name), { splits: TINY, ...opts });
+const gen = (name: string, opts: Parameters<typeof generateWorld>[1]) =>
+  generateWorld(join(tmp, name), { splits: TINY, ...opts });
 
 describe('presets', () => {
   it('default is paper-like: diversity off, weak nuisance (2 tokens, c=0.5); flags override', () => {
-    expect(resolveWorld({})).toMatchObject({ preset: 'paper-like', diversity: false, nuisance: 'weak', nuisanceTokens: 2, consistency: 0.5, imageSize: 64, splits: { train: 5000, val: 1014, test: 1000 } });
-    expect(resolveWorld({ preset: 'strong' })).toMatchObject({ diversity: true, nuisance: 'strong', nuisanceTokens: 6, consistency: 1 });
+    expect(resolveWorld({})).toMatchObject({
+      preset: 'paper-like',
+      diversity: false,
+      nuisance: 'weak',
+      nuisanceTokens: 2,
+      consistency: 0.5,
+      imageSize: 64,
+      splits: { train: 5000, val: 1014, test: 1000 },
+    });
+    expect(resolveWorld({ preset: 'strong' })).toMatchObject({
+      diversity: true,
+      nuisance: 'strong',
+      nuisanceTokens: 6,
+      consistency: 1,
+    });
     expect(resolveWorld({ preset: 'null' })).toMatchObject({ diversity: false, nuisance: 'none', nuisanceTokens: 0 });
-    expect(resolveWorld({ preset: 'null', diversity: true, nuisance: 'medium' })).toMatchObject({ diversity: true, nuisance: 'medium', nuisanceTokens: 3, consistency: 0.8 });
+    expect(resolveWorld({ preset: 'null', diversity: true, nuisance: 'medium' })).toMatchObject({
+      diversity: true,
+      nuisance: 'medium',
+      nuisanceTokens: 3,
+      consistency: 0.8,
+    });
     expect(() => resolveWorld({ imageSize: 3 })).toThrow(InputError);
   });
 });
@@ -35,15 +67,24 @@ describe('generation', () => {
     expect(strip(a.dir)).toEqual(strip(b.dir));
     const files = readdirSync(join(a.dir, 'images')).sort();
     expect(files).toHaveLength(100);
-    for (const f of files) expect(readFileSync(join(a.dir, 'images', f)).equals(readFileSync(join(b.dir, 'images', f)))).toBe(true);
-    expect(strip(c.dir).images.map((im) => im.captions[0].text)).not.toEqual(strip(a.dir).images.map((im) => im.captions[0].text));
-    expect(readFileSync(join(c.dir, 'images', files[0])).equals(readFileSync(join(a.dir, 'images', files[0])))).toBe(false);
+    for (const f of files)
+      expect(readFileSync(join(a.dir, 'images', f)).equals(readFileSync(join(b.dir, 'images', f)))).toBe(true);
+    expect(strip(c.dir).images.map((im) => im.captions[0].text)).not.toEqual(
+      strip(a.dir).images.map((im) => im.captions[0].text),
+    );
+    expect(readFileSync(join(c.dir, 'images', files[0])).equals(readFileSync(join(a.dir, 'images', files[0])))).toBe(
+      false,
+    );
   });
 
   it('writes the layout: Flickr30k-shaped splits, 5 captions, annotator + style ids, recorded eval caption, world state', () => {
     const ds = readDataset(a.dir);
     expect(ds.source).toBe('world');
-    expect(ds.images.map((im) => im.split)).toEqual([...Array(60).fill('train'), ...Array(20).fill('val'), ...Array(20).fill('test')]);
+    expect(ds.images.map((im) => im.split)).toEqual([
+      ...Array(60).fill('train'),
+      ...Array(20).fill('val'),
+      ...Array(20).fill('test'),
+    ]);
     for (const im of ds.images) {
       expect(im.captions).toHaveLength(5);
       expect(new Set(im.captions.map((c) => c.annotator))).toEqual(new Set([0, 1, 2, 3, 4])); // 5 different annotators
@@ -58,7 +99,9 @@ describe('generation', () => {
   it('scene i does not depend on the split sizes, and the preview shows exactly what generation writes', () => {
     const small = gen('small', { seed: 7, splits: { train: 3, val: 1, test: 1 } });
     const big = readDataset(a.dir).images.slice(0, 5);
-    expect(readDataset(small.dir).images.map((im) => [im.state, im.captions])).toEqual(big.map((im) => [im.state, im.captions]));
+    expect(readDataset(small.dir).images.map((im) => [im.state, im.captions])).toEqual(
+      big.map((im) => [im.state, im.captions]),
+    );
     const p = previewWorld({ seed: 7, splits: TINY, count: 4, from: 61 });
     const ds = readDataset(a.dir);
     p.forEach((it, k) => {
@@ -82,7 +125,12 @@ describe('generation', () => {
 
   it('images are 64x64 PNGs that show the scene: object colour at its centre, background in empty cells', async () => {
     const ds = readDataset(a.dir);
-    const RGB: Record<string, number[]> = { red: [220, 30, 30], blue: [35, 75, 225], white: [245, 245, 245], black: [25, 25, 25] };
+    const RGB: Record<string, number[]> = {
+      red: [220, 30, 30],
+      blue: [35, 75, 225],
+      white: [245, 245, 245],
+      black: [25, 25, 25],
+    };
     let checked = 0;
     for (const im of ds.images) {
       const img = await loadImage(readFileSync(join(a.dir, 'images', im.file!)));
@@ -92,7 +140,19 @@ describe('generation', () => {
       const px = (cell: number) => {
         const [x, y] = [((cell % 3) + 0.5) * (64 / 3), (Math.floor(cell / 3) + 0.5) * (64 / 3)];
         const d = ctx.getImageData(Math.round(x) - 1, Math.round(y) - 1, 3, 3).data; // 3x3 mean
-        return [0, 1, 2].map((ch) => (d[ch] + d[4 + ch] + d[8 + ch] + d[12 + ch] + d[16 + ch] + d[20 + ch] + d[24 + ch] + d[28 + ch] + d[32 + ch]) / 9);
+        return [0, 1, 2].map(
+          (ch) =>
+            (d[ch] +
+              d[4 + ch] +
+              d[8 + ch] +
+              d[12 + ch] +
+              d[16 + ch] +
+              d[20 + ch] +
+              d[24 + ch] +
+              d[28 + ch] +
+              d[32 + ch]) /
+            9,
+        );
       };
       const close = (got: number[], want: number[]) => got.every((g, i) => Math.abs(g - want[i]) < 0.15 * want[i] + 25);
       for (const o of im.state!.objects)
@@ -101,7 +161,12 @@ describe('generation', () => {
           expect(close(px(o.cell), RGB[o.colour]), `${im.id} ${o.colour} ${o.shape}`).toBe(true);
           checked++;
         }
-      const empty = [0, 1, 2, 3, 4, 5, 6, 7, 8].find((k) => !im.state!.objects.some((o) => Math.abs((o.cell % 3) - (k % 3)) + Math.abs(Math.floor(o.cell / 3) - Math.floor(k / 3)) <= 1));
+      const empty = [0, 1, 2, 3, 4, 5, 6, 7, 8].find(
+        (k) =>
+          !im.state!.objects.some(
+            (o) => Math.abs((o.cell % 3) - (k % 3)) + Math.abs(Math.floor(o.cell / 3) - Math.floor(k / 3)) <= 1,
+          ),
+      );
       if (empty !== undefined && RGB[im.state!.background]) {
         expect(close(px(empty), RGB[im.state!.background]), `${im.id} background`).toBe(true);
         checked++;
@@ -118,14 +183,18 @@ describe('generation', () => {
     const r = inspectDataset(openDataset(d.dir));
     expect(r).toMatchObject({ images: 100, captions: 500, splits: TINY, format: 'layout' });
     expect(r.files).toMatchObject({ present: true, listed: 100, missing: 1, unreadable: 1 });
-    expect(r.files.problems).toEqual([`${files[0]}: missing`, `${files[1]}: not a readable image (no PNG, JPEG, GIF, WebP, BMP or AVIF signature)`]);
+    expect(r.files.problems).toEqual([
+      `${files[0]}: missing`,
+      `${files[1]}: not a readable image (no PNG, JPEG, GIF, WebP, BMP or AVIF signature)`,
+    ]);
     expect(r.world).toMatchObject({ annotators: 5, styles: 16 });
   });
 });
 
 describe('captions', () => {
   const scenes = drawScenes(3, 1500);
-  const caption = (knobs: Parameters<typeof captionScene>[3], n = scenes.length) => scenes.slice(0, n).map((s, i) => captionScene(s, 3, i, knobs));
+  const caption = (knobs: Parameters<typeof captionScene>[3], n = scenes.length) =>
+    scenes.slice(0, n).map((s, i) => captionScene(s, 3, i, knobs));
 
   it('every caption states only true facts of its stored scene (tags and text), in every setting', () => {
     for (const preset of ['paper-like', 'strong', 'null'] as const) {
@@ -155,15 +224,24 @@ describe('captions', () => {
     expect(falseTaggedFacts([obj('blue'), obj('circle')], st)).toHaveLength(1);
     expect(falseTaggedFacts([obj('red'), obj('circle'), obj('bottom'), obj('left')], st)).toHaveLength(1);
     expect(falseTaggedFacts([obj('circle'), { word: 'red', ref: { kind: 'frame' } }], st)).toHaveLength(1);
-    expect(falseTextFacts('two shapes : red circle top right', st)).toEqual(['"two" (count) is not in the scene', '"right" (col) is not in the scene']);
+    expect(falseTextFacts('two shapes : red circle top right', st)).toEqual([
+      '"two" (count) is not in the scene',
+      '"right" (col) is not in the scene',
+    ]);
   });
 
   it('diversity off: the five captions are one canonical wording, differing only by nuisance; null preset: identical', () => {
     for (const sc of caption({ diversity: false, nuisance: NUISANCE.medium }, 300)) {
-      const content = sc.captions.map((c) => c.tokens.filter((t) => t.ref.kind !== 'nuisance').map((t) => t.word).join(' '));
+      const content = sc.captions.map((c) =>
+        c.tokens
+          .filter((t) => t.ref.kind !== 'nuisance')
+          .map((t) => t.word)
+          .join(' '),
+      );
       expect(new Set(content).size).toBe(1);
     }
-    for (const sc of caption({ diversity: false, nuisance: NUISANCE.none }, 300)) expect(new Set(sc.captions.map((c) => c.text)).size).toBe(1);
+    for (const sc of caption({ diversity: false, nuisance: NUISANCE.none }, 300))
+      expect(new Set(sc.captions.map((c) => c.text)).size).toBe(1);
   });
 
   it('diversity on: five templates, synonyms and partial mentions make the wordings differ', () => {
@@ -173,7 +251,13 @@ describe('captions', () => {
     const first = all.flatMap((sc) => sc.captions.map((c) => c.text.split(' ')[0]));
     expect(new Set(first).size).toBeGreaterThan(20); // framings and synonyms vary
     // partial mentions: some captions name fewer objects than the scene has
-    const named = all.flatMap((sc, i) => sc.captions.map((c) => new Set(c.tokens.flatMap((t) => (t.ref.kind === 'object' ? [t.ref.object] : []))).size / scenes[i].objects.length));
+    const named = all.flatMap((sc, i) =>
+      sc.captions.map(
+        (c) =>
+          new Set(c.tokens.flatMap((t) => (t.ref.kind === 'object' ? [t.ref.object] : []))).size /
+          scenes[i].objects.length,
+      ),
+    );
     expect(named.filter((f) => f < 1).length / named.length).toBeGreaterThan(0.1);
     expect(Math.max(...all.flatMap((sc) => sc.captions.map((c) => c.tokens.length)))).toBeLessThanOrEqual(32);
   });
@@ -182,7 +266,10 @@ describe('captions', () => {
     for (const level of ['weak', 'medium', 'strong'] as const) {
       const { tokens: n, consistency: c } = NUISANCE[level];
       const all = caption({ diversity: true, nuisance: NUISANCE[level] });
-      let own = 0, total = 0, same = 0, pairs = 0;
+      let own = 0,
+        total = 0,
+        same = 0,
+        pairs = 0;
       const pairCounts = Array.from({ length: 16 }, () => new Array<number>(16).fill(0));
       for (const sc of all) {
         for (const cap of sc.captions) {
@@ -193,7 +280,11 @@ describe('captions', () => {
           total += n;
         }
         const st = sc.captions.map((x: WorldCaption) => x.style!);
-        for (let j = 0; j < ANNOTATORS; j++) for (let k = j + 1; k < ANNOTATORS; k++) (same += +(st[j] === st[k])), pairs++;
+        for (let j = 0; j < ANNOTATORS; j++)
+          for (let k = j + 1; k < ANNOTATORS; k++) {
+            same += +(st[j] === st[k]);
+            pairs++;
+          }
         pairCounts[st[0]][st[1]]++;
       }
       // within: the measured share of a caption's nuisance words from its own style
@@ -201,21 +292,34 @@ describe('captions', () => {
       // across: two captions of one scene share a style at chance rate 1/16
       expect(Math.abs(same / pairs - 1 / 16), level).toBeLessThan(0.012);
       // and caption 0's style says nothing about caption 1's: chi-square of the 16x16 table near its df (225)
-      const N = all.length, row = pairCounts.map((r) => r.reduce((a, b) => a + b)), col = pairCounts[0].map((_, k) => pairCounts.reduce((a, r) => a + r[k], 0));
+      const N = all.length,
+        row = pairCounts.map((r) => r.reduce((a, b) => a + b)),
+        col = pairCounts[0].map((_, k) => pairCounts.reduce((a, r) => a + r[k], 0));
       let chi2 = 0;
-      for (let j = 0; j < 16; j++) for (let k = 0; k < 16; k++) {
-        const e = (row[j] * col[k]) / N;
-        if (e > 0) chi2 += (pairCounts[j][k] - e) ** 2 / e;
-      }
+      for (let j = 0; j < 16; j++)
+        for (let k = 0; k < 16; k++) {
+          const e = (row[j] * col[k]) / N;
+          if (e > 0) chi2 += (pairCounts[j][k] - e) ** 2 / e;
+        }
       expect(chi2, level).toBeLessThan(225 + 4 * Math.sqrt(2 * 225)); // p < 1e-4 bound
     }
     for (const sc of caption({ diversity: true, nuisance: NUISANCE.none }, 200))
-      for (const cap of sc.captions) expect(cap.tokens.some((t) => NUISANCE_WORDS.includes(t.word)) || cap.style !== null).toBe(false);
+      for (const cap of sc.captions)
+        expect(cap.tokens.some((t) => NUISANCE_WORDS.includes(t.word)) || cap.style !== null).toBe(false);
   });
 
   it('wording and nuisance are separate knobs: the nuisance level leaves the wording unchanged', () => {
     const plain = caption({ diversity: true, nuisance: NUISANCE.none }, 100);
     const noisy = caption({ diversity: true, nuisance: NUISANCE.strong }, 100);
-    noisy.forEach((sc, i) => sc.captions.forEach((c, k) => expect(c.tokens.filter((t) => t.ref.kind !== 'nuisance').map((t) => t.word).join(' ')).toBe(plain[i].captions[k].text)));
+    noisy.forEach((sc, i) =>
+      sc.captions.forEach((c, k) =>
+        expect(
+          c.tokens
+            .filter((t) => t.ref.kind !== 'nuisance')
+            .map((t) => t.word)
+            .join(' '),
+        ).toBe(plain[i].captions[k].text),
+      ),
+    );
   });
 });

@@ -32,9 +32,13 @@ describe.skipIf(noChromium)('experiment lab in the browser', () => {
     await app.page.mouse.move(box.x + box.width * fx, box.y + box.height * 0.55);
     const tip = app.page.locator(`[data-figure="${figure}"] [data-tooltip]`);
     await tip.waitFor();
-    const rows = await tip.locator('.tip-row').evaluateAll((els) => els.map((e) => ({
-      label: e.querySelector('.tip-label')!.textContent!, value: e.querySelector('.num')!.textContent!, colour: (e.querySelector('.swatch') as HTMLElement).style.background,
-    })));
+    const rows = await tip.locator('.tip-row').evaluateAll((els) =>
+      els.map((e) => ({
+        label: e.querySelector('.tip-label')!.textContent!,
+        value: e.querySelector('.num')!.textContent!,
+        colour: (e.querySelector('.swatch') as HTMLElement).style.background,
+      })),
+    );
     return { title: await tip.locator('.tip-title').innerText(), rows };
   };
 
@@ -61,9 +65,17 @@ describe.skipIf(noChromium)('experiment lab in the browser', () => {
     await page.locator('#world-preset').selectOption('strong');
     await page.locator('#world-size').fill('30,10,10');
     await page.locator('#generate').click();
-    await page.locator('#generate-status').getByText(/done|failed/).waitFor({ timeout: 60_000 });
-    expect(await page.locator('#generate-status').innerText(), (await page.locator('.gen .error').allInnerTexts()).join()).toBe('done');
-    await expect.poll(() => page.locator('#dataset option').allInnerTexts()).toEqual(expect.arrayContaining([expect.stringMatching(/30 \/ 10 \/ 10 photos/)]));
+    await page
+      .locator('#generate-status')
+      .getByText(/done|failed/)
+      .waitFor({ timeout: 60_000 });
+    expect(
+      await page.locator('#generate-status').innerText(),
+      (await page.locator('.gen .error').allInnerTexts()).join(),
+    ).toBe('done');
+    await expect
+      .poll(() => page.locator('#dataset option').allInnerTexts())
+      .toEqual(expect.arrayContaining([expect.stringMatching(/30 \/ 10 \/ 10 photos/)]));
 
     // The server-side folder browser: only allowed roots; the lab's datasets folder holds tiny-world.
     await page.locator('#browse-folder').click();
@@ -74,11 +86,19 @@ describe.skipIf(noChromium)('experiment lab in the browser', () => {
     await page.locator('.gallery [data-photo]').first().waitFor();
     expect(await page.locator('.gallery .tag').first().innerText()).toBe('eval');
     // Photo search by a caption word: every photo shown has it in a caption.
-    const word = (await page.locator('.gallery [data-photo] ol li').first().innerText()).split(/\s+/).find((w) => w.length > 3)!;
+    const word = (await page.locator('.gallery [data-photo] ol li').first().innerText())
+      .split(/\s+/)
+      .find((w) => w.length > 3)!;
     await page.locator('[data-photo-search]').fill(word);
     await expect.poll(() => page.locator('.pager .small').innerText()).toMatch(new RegExp(`matching “${word}”`));
     // polled: under load the pager's line can update a frame before the gallery does
-    await expect.poll(async () => (await page.locator('.gallery [data-photo] ol').allInnerTexts()).every((t) => t.toLowerCase().includes(word.toLowerCase()))).toBe(true);
+    await expect
+      .poll(async () =>
+        (await page.locator('.gallery [data-photo] ol').allInnerTexts()).every((t) =>
+          t.toLowerCase().includes(word.toLowerCase()),
+        ),
+      )
+      .toBe(true);
     await page.locator('[data-photo-search]').fill('');
 
     await page.getByLabel('an ONNX file').check();
@@ -99,7 +119,9 @@ describe.skipIf(noChromium)('experiment lab in the browser', () => {
     expect(await page.locator('#lr-ntp').getAttribute('placeholder')).toBe('0.002');
     // A bad seed list is said next to the field, in words, and blocks Start.
     await page.locator('#seeds').fill('1, 2, x');
-    await expect.poll(() => page.locator('#seeds-issue').innerText()).toBe('seeds: 1, 2, x: x is not a whole number (0 or more)');
+    await expect
+      .poll(() => page.locator('#seeds-issue').innerText())
+      .toBe('seeds: 1, 2, x: x is not a whole number (0 or more)');
     expect(await page.locator('#issues').innerText()).not.toMatch(/[{}]|invalid_type|seeds\.2/);
     expect(await page.locator('#start').isDisabled()).toBe(true);
     await page.locator('#epochs').fill('0');
@@ -121,8 +143,12 @@ describe.skipIf(noChromium)('experiment lab in the browser', () => {
 
   it('streams the curves live and shows the comparison with CIs when done', async () => {
     const { page } = app;
-    const counts = new Set<string>(), phases = new Set<string>();
-    await page.exposeFunction('__seen', (count: string, phase: string) => { counts.add(count); phases.add(phase); });
+    const counts = new Set<string>(),
+      phases = new Set<string>();
+    await page.exposeFunction('__seen', (count: string, phase: string) => {
+      counts.add(count);
+      phases.add(phase);
+    });
     await page.evaluate(() => {
       new MutationObserver(() => {
         const count = document.querySelector('#eval-count')?.textContent ?? '';
@@ -130,11 +156,20 @@ describe.skipIf(noChromium)('experiment lab in the browser', () => {
         (window as unknown as { __seen: (c: string, p: string) => void }).__seen(count, phase);
       }).observe(document.body, { subtree: true, childList: true, characterData: true });
     });
-    await page.locator('#eval-count').getByText(/^[1-9]/).waitFor({ timeout: 150_000 });
+    await page
+      .locator('#eval-count')
+      .getByText(/^[1-9]/)
+      .waitFor({ timeout: 150_000 });
     expect(await page.locator('.card h2', { hasText: 'Live curves' }).count()).toBe(1);
     await shot('experiment-running');
-    await page.locator('#exp-status').getByText(/done|failed/).waitFor({ timeout: 150_000 });
-    expect(await page.locator('#exp-status').innerText(), (await page.locator('pre.error').allInnerTexts()).join()).toBe('done');
+    await page
+      .locator('#exp-status')
+      .getByText(/done|failed/)
+      .waitFor({ timeout: 150_000 });
+    expect(
+      await page.locator('#exp-status').innerText(),
+      (await page.locator('pre.error').allInnerTexts()).join(),
+    ).toBe('done');
     expect([...counts].some((t) => /^[12] evaluation/.test(t))).toBe(true); // points arrived one by one, not all at the end
     expect([...phases].some((t) => /training arms \d+ \/ \d+/.test(t))).toBe(true); // with live progress
     await page.locator('#eval-count').getByText('3 evaluation point(s)').waitFor();
@@ -143,9 +178,18 @@ describe.skipIf(noChromium)('experiment lab in the browser', () => {
     await table.waitFor();
     expect(await table.locator('tbody tr').count()).toBe(3);
     expect(await table.innerText()).toMatch(/good[\s\S]*\[\d\.\d{3}, \d\.\d{3}\]/);
-    expect(await table.locator('tbody tr').evaluateAll((rows) => rows.map((r) => [r.children[0].textContent, r.children[3].textContent])))
-      .toEqual([['good', '4.00e-3'], ['bad', '1.00e-3'], ['ntp', '2.00e-3']]); // each arm's peak lr
-    expect(await table.innerText()).toContain('Epoch: the checkpoint scored (never test): the best R@1 on the fit pairs in two folds (val-pairs)');
+    expect(
+      await table
+        .locator('tbody tr')
+        .evaluateAll((rows) => rows.map((r) => [r.children[0].textContent, r.children[3].textContent])),
+    ).toEqual([
+      ['good', '4.00e-3'],
+      ['bad', '1.00e-3'],
+      ['ntp', '2.00e-3'],
+    ]); // each arm's peak lr
+    expect(await table.innerText()).toContain(
+      'Epoch: the checkpoint scored (never test): the best R@1 on the fit pairs in two folds (val-pairs)',
+    );
     await page.locator('[data-figure="experiment-fold-r1"] canvas').waitFor(); // the values it picked by, per epoch
     expect(await page.locator('[data-table="differences"] tbody tr').count()).toBeGreaterThanOrEqual(3);
     await shot('experiment-done');
@@ -187,7 +231,10 @@ describe.skipIf(noChromium)('experiment lab in the browser', () => {
     expect(csv.name).toBe(`${runId}.arms.csv`);
     const rows = parse(csv.bytes, { columns: true, cast: true }) as Record<string, unknown>[];
     expect(rows.map((r) => r.Arm)).toEqual(['good', 'bad', 'ntp']);
-    for (const r of rows) expect(Number(r['R@1 lo'])).toBeLessThanOrEqual(Number(r['R@1'])), expect(Number(r['R@1'])).toBeLessThanOrEqual(Number(r['R@1 hi']));
+    for (const r of rows) {
+      expect(Number(r['R@1 lo'])).toBeLessThanOrEqual(Number(r['R@1']));
+      expect(Number(r['R@1'])).toBeLessThanOrEqual(Number(r['R@1 hi']));
+    }
     expect(readFileSync(join(report, 'arms.csv')).equals(written)).toBe(true); // the run's own report is untouched
     expect(existsSync(join(report, 'exports', 'arms.csv'))).toBe(true);
     // LaTeX: ASCII only (pdflatex compiles it: tests/report/latex.test.ts), every header filled.
@@ -199,14 +246,21 @@ describe.skipIf(noChromium)('experiment lab in the browser', () => {
     const metrics = await save(() => page.locator('[data-export-metrics]').click());
     expect(metrics.name).toBe(`${runId}.metrics.csv`);
     const mrows = parse(metrics.bytes, { columns: true }) as Record<string, string>[];
-    expect(mrows.filter((r) => r.scope === 'eval').map((r) => r.arm).sort()).toEqual(['bad', 'good', 'ntp']);
+    expect(
+      mrows
+        .filter((r) => r.scope === 'eval')
+        .map((r) => r.arm)
+        .sort(),
+    ).toEqual(['bad', 'good', 'ntp']);
     expect(Number(mrows.find((r) => r.scope === 'eval')!.r1)).toBeGreaterThanOrEqual(0);
     // The bundle leaves checkpoints out unless asked.
     const zip = await save(() => page.locator('#bundle').click());
     const files = Object.keys(unzipSync(zip.bytes));
     expect(files).toContain(`${runId}/config.json`);
     expect(files.some((f) => f.includes('/checkpoints/'))).toBe(false);
-    expect(JSON.parse(Buffer.from(unzipSync(zip.bytes)[`${runId}/bundle.json`]).toString()).skipped.length).toBeGreaterThan(0);
+    expect(
+      JSON.parse(Buffer.from(unzipSync(zip.bytes)[`${runId}/bundle.json`]).toString()).skipped.length,
+    ).toBeGreaterThan(0);
   });
 
   it('compares two runs picked in the run table: colours by run, show/hide, what changed; unknown ids said', async () => {
@@ -215,15 +269,23 @@ describe.skipIf(noChromium)('experiment lab in the browser', () => {
     copyId = runId.replace(/-[0-9a-f]{6}$/, '-c0ffee');
     cpSync(join(app.home, 'runs', runId), join(app.home, 'runs', copyId), { recursive: true });
     const status = JSON.parse(readFileSync(join(app.home, 'runs', copyId, 'status.json'), 'utf8'));
-    writeFileSync(join(app.home, 'runs', copyId, 'status.json'), JSON.stringify({ ...status, id: copyId, name: 'tiny e2e again' }));
+    writeFileSync(
+      join(app.home, 'runs', copyId, 'status.json'),
+      JSON.stringify({ ...status, id: copyId, name: 'tiny e2e again' }),
+    );
     const config = JSON.parse(readFileSync(join(app.home, 'runs', copyId, 'config.json'), 'utf8'));
-    writeFileSync(join(app.home, 'runs', copyId, 'config.json'), JSON.stringify({ ...config, name: 'tiny e2e again', train: { ...config.train, lamb: 0.05 } }));
+    writeFileSync(
+      join(app.home, 'runs', copyId, 'config.json'),
+      JSON.stringify({ ...config, name: 'tiny e2e again', train: { ...config.train, lamb: 0.05 } }),
+    );
 
     await page.goto(`${base()}#/runs`);
     await page.locator(`tr[data-run="${copyId}"]`).waitFor();
     // Results are columns: R@1 per arm and good − bad with its CI; sorting by one orders the rows by it.
     expect(await page.locator('th', { hasText: 'R@1 good' }).count()).toBe(1);
-    expect(await page.locator(`tr[data-run="${runId}"]`).innerText()).toMatch(/[+-]\d\.\d{3} \[-?\d\.\d{3}, -?\d\.\d{3}\]/);
+    expect(await page.locator(`tr[data-run="${runId}"]`).innerText()).toMatch(
+      /[+-]\d\.\d{3} \[-?\d\.\d{3}, -?\d\.\d{3}\]/,
+    );
     await page.locator('#runs-kind').selectOption('experiment');
     expect(await page.locator('tr[data-run]').count()).toBe(2);
     await page.locator('[data-sort="lambEff"]').click();
@@ -244,7 +306,11 @@ describe.skipIf(noChromium)('experiment lab in the browser', () => {
     expect(good).toHaveLength(2);
     expect(good[0].colour).not.toBe(good[1].colour);
     await page.locator(`[data-show-run="${copyId}"]`).uncheck();
-    expect((await hover('compare-r1', 0.5)).rows.map((r) => r.label)).toEqual(['tiny e2e: good', 'tiny e2e: bad', 'tiny e2e: ntp']);
+    expect((await hover('compare-r1', 0.5)).rows.map((r) => r.label)).toEqual([
+      'tiny e2e: good',
+      'tiny e2e: bad',
+      'tiny e2e: ntp',
+    ]);
     await page.locator(`[data-show-run="${copyId}"]`).check();
     await page.locator('#compare-metric').selectOption('loss');
     expect((await hover('compare-loss', 0.5)).title).toMatch(/^step \d/);
@@ -254,7 +320,10 @@ describe.skipIf(noChromium)('experiment lab in the browser', () => {
     expect(fits).toBe(true);
     // What changed: the name and λ.
     const diff = page.locator('[data-table="config-diff"]');
-    expect(await diff.locator('tbody tr').allInnerTexts()).toEqual([expect.stringMatching(/^name/), expect.stringMatching(/^train\.lamb\s+0\.02\s+0\.05/)]);
+    expect(await diff.locator('tbody tr').allInnerTexts()).toEqual([
+      expect.stringMatching(/^name/),
+      expect.stringMatching(/^train\.lamb\s+0\.02\s+0\.05/),
+    ]);
     await shot('experiment-compare');
 
     await page.goto(`${base()}#/compare/${runId},no-such-run`);
@@ -268,12 +337,16 @@ describe.skipIf(noChromium)('experiment lab in the browser', () => {
     expect(await page.locator('[data-table="sweep"] tbody tr').count()).toBeGreaterThan(3);
     const texts = async (figure: string) => {
       const svg = (await save(() => page.locator(`[data-export="${figure}.svg"]`).click())).bytes.toString();
-      return [...svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1].replace(/&gt;/g, '>').replace(/&lt;/g, '<').replace(/&amp;/g, '&'));
+      return [...svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) =>
+        m[1].replace(/&gt;/g, '>').replace(/&lt;/g, '<').replace(/&amp;/g, '&'),
+      );
     };
     const rank = await texts('rank-histogram');
     expect(rank).toEqual(expect.arrayContaining(['1', '2–5', '6–10', '>1000']));
     expect(rank).not.toContain('1–1');
-    expect(await texts('sweep-r1-vs-pairs')).toEqual(expect.arrayContaining(['good: test (solid, left)', 'good: fit pairs (dashed, right)', 'fit-pair R@1 (dashed)']));
+    expect(await texts('sweep-r1-vs-pairs')).toEqual(
+      expect.arrayContaining(['good: test (solid, left)', 'good: fit pairs (dashed, right)', 'fit-pair R@1 (dashed)']),
+    );
     await shot('experiment-sweeps');
   });
 
@@ -283,22 +356,47 @@ describe.skipIf(noChromium)('experiment lab in the browser', () => {
     await expect.poll(() => page.locator('#experiment-picker').inputValue()).not.toBe(''); // the newest finished experiment
     await page.locator('#experiment-picker').selectOption(runId);
     // Two training photos and one test photo of the dataset: the test photo's own captions are ranked in the test pool.
-    const photos = (JSON.parse(readFileSync(join(world, 'dataset.json'), 'utf8')) as { images: { id: string; file: string; split: string }[] }).images;
+    const photos = (
+      JSON.parse(readFileSync(join(world, 'dataset.json'), 'utf8')) as {
+        images: { id: string; file: string; split: string }[];
+      }
+    ).images;
     const testPhoto = photos.find((im) => im.split === 'test')!;
-    const scenes = [...photos.filter((im) => im.split === 'train').slice(0, 2), testPhoto].map((im) => join(world, 'images', im.file));
+    const scenes = [...photos.filter((im) => im.split === 'train').slice(0, 2), testPhoto].map((im) =>
+      join(world, 'images', im.file),
+    );
     await page.locator('#drop-input').setInputFiles(scenes); // "choose files…" with 3 files keeps all 3
     await expect.poll(() => page.locator('[data-thumb]').count()).toBe(3);
     await expect.poll(() => page.locator('#matches [data-image]').count(), { timeout: 90_000 }).toBe(3);
     const arms = page.locator('#matches [data-image]').first().locator('[data-arm-result]');
-    expect(await arms.evaluateAll((els) => els.map((e) => e.getAttribute('data-arm-result')))).toEqual(['good', 'bad', 'ntp']);
+    expect(await arms.evaluateAll((els) => els.map((e) => e.getAttribute('data-arm-result')))).toEqual([
+      'good',
+      'bad',
+      'ntp',
+    ]);
     expect(await arms.first().locator('li').count()).toBe(5);
     expect(await arms.first().innerText()).toMatch(/-?\d\.\d{3} /);
     expect(await arms.first().locator('[data-own]').innerText()).toMatch(/its captions are not in this pool/);
     const own = page.locator('#matches [data-image]').nth(2).locator('[data-arm-result] [data-own]');
-    expect(await own.allInnerTexts()).toEqual(Array(3).fill(expect.stringMatching(new RegExp(`^own captions \\(${testPhoto.id}\\) rank (\\d+, ){4}\\d+ of \\d+; the photo ranks \\d+ of \\d+ photos$`))));
+    expect(await own.allInnerTexts()).toEqual(
+      Array(3).fill(
+        expect.stringMatching(
+          new RegExp(
+            `^own captions \\(${testPhoto.id}\\) rank (\\d+, ){4}\\d+ of \\d+; the photo ranks \\d+ of \\d+ photos$`,
+          ),
+        ),
+      ),
+    );
     // One caption per photo: each arm lists five distinct photos.
     await page.locator('#per-photo').check();
-    const listed = () => page.locator('#matches [data-image]').nth(2).locator('[data-arm-result]').first().locator('li .muted').allInnerTexts();
+    const listed = () =>
+      page
+        .locator('#matches [data-image]')
+        .nth(2)
+        .locator('[data-arm-result]')
+        .first()
+        .locator('li .muted')
+        .allInnerTexts();
     await expect.poll(async () => new Set(await listed()).size, { timeout: 90_000 }).toBe(5);
     expect(await page.locator('#matches h2').innerText()).toMatch(/\(\d+ captions of \d+ photos, each photo once\)/);
     await page.getByRole('button', { name: 'Clear' }).click();
@@ -309,8 +407,15 @@ describe.skipIf(noChromium)('experiment lab in the browser', () => {
       for (const b of files) dt.items.add(new File([new Uint8Array(b)], 'image.png', { type: 'image/png' }));
       window.dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt }));
     }, bytes);
-    await expect.poll(() => page.locator('#matches [data-image]').evaluateAll((els) => els.map((e) => e.getAttribute('data-image'))), { timeout: 90_000 }).toEqual(['image.png', 'image (2).png']);
-    const srcs = await page.locator('#matches [data-image] img.query').evaluateAll((els) => els.map((e) => (e as HTMLImageElement).src));
+    await expect
+      .poll(
+        () => page.locator('#matches [data-image]').evaluateAll((els) => els.map((e) => e.getAttribute('data-image'))),
+        { timeout: 90_000 },
+      )
+      .toEqual(['image.png', 'image (2).png']);
+    const srcs = await page
+      .locator('#matches [data-image] img.query')
+      .evaluateAll((els) => els.map((e) => (e as HTMLImageElement).src));
     expect(new Set(srcs).size).toBe(2);
     await shot('experiment-drop');
   });
@@ -336,7 +441,9 @@ describe.skipIf(noChromium)('experiment lab in the browser', () => {
     writeFileSync(join(app.home, 'runs', copyId, 'status.json'), JSON.stringify({ ...status, status: 'cancelled' }));
     await page.goto(`${base()}#/experiment/${copyId}`);
     await page.locator('#resume-from').waitFor();
-    expect(await page.locator('#resume-from').innerText()).toMatch(/good at epoch 1 of 1; bad at epoch 1 of 1; ntp at epoch 1 of 1/);
+    expect(await page.locator('#resume-from').innerText()).toMatch(
+      /good at epoch 1 of 1; bad at epoch 1 of 1; ntp at epoch 1 of 1/,
+    );
     await page.goto(`${base()}#/runs/${runId}`);
     await page.locator('#run-detail .kv').first().waitFor();
     expect(await page.locator('#run-detail').evaluate((card) => card.scrollWidth <= card.clientWidth + 1)).toBe(true);
@@ -369,7 +476,9 @@ describe.skipIf(noChromium)('experiment lab in the browser', () => {
     await page.locator('#dataset-path').fill(typed);
     await expect.poll(() => listCalls.size).toBeGreaterThan(0);
     release();
-    await expect.poll(() => page.locator('#dataset option').allInnerTexts()).toEqual(expect.arrayContaining([expect.stringMatching(/^tiny-world/)]));
+    await expect
+      .poll(() => page.locator('#dataset option').allInnerTexts())
+      .toEqual(expect.arrayContaining([expect.stringMatching(/^tiny-world/)]));
     expect(await page.locator('#dataset-path').inputValue()).toBe(typed);
     await page.locator('#dataset-path').press('Enter');
     await expect.poll(() => page.locator('#dataset').inputValue()).toBe(typed);

@@ -41,8 +41,14 @@ describe.skipIf(noChromium)('the 2x2 in the browser', () => {
     await page.locator('#start').click();
     await page.waitForURL(/#\/experiment\//);
 
-    await page.locator('#exp-status').getByText(/done|failed/).waitFor({ timeout: 300_000 });
-    expect(await page.locator('#exp-status').innerText(), (await page.locator('pre.error').allInnerTexts()).join()).toBe('done');
+    await page
+      .locator('#exp-status')
+      .getByText(/done|failed/)
+      .waitFor({ timeout: 300_000 });
+    expect(
+      await page.locator('#exp-status').innerText(),
+      (await page.locator('pre.error').allInnerTexts()).join(),
+    ).toBe('done');
     const card = page.locator('#grid');
     await card.waitFor();
     expect(await card.locator('[data-table="grid"] tbody tr').count()).toBe(4);
@@ -52,9 +58,14 @@ describe.skipIf(noChromium)('the 2x2 in the browser', () => {
     await card.locator('[data-figure="grid-bars-r1"] canvas').waitFor();
     await card.locator('[data-figure="grid-bars-mknn"] canvas').waitFor();
     const verdict = await card.locator('.verdict').allInnerTexts();
-    expect(verdict[0]).toMatch(/^Seed 0, R@1 from image bad · text bad: good text views alone .*: (the text side gains more|the image side gains more|the two gains are not told apart)\.$/);
+    expect(verdict[0]).toMatch(
+      /^Seed 0, R@1 from image bad · text bad: good text views alone .*: (the text side gains more|the image side gains more|the two gains are not told apart)\.$/,
+    );
     expect(verdict[verdict.length - 1]).toMatch(/^The paper \(MSR-VTT, R@1\) found \+0\.059/);
-    expect(await card.locator('.notes').allInnerTexts(), 'the verdict once, not again under the differences').not.toContainEqual(expect.stringMatching(/R@1 from image bad/));
+    expect(
+      await card.locator('.notes').allInnerTexts(),
+      'the verdict once, not again under the differences',
+    ).not.toContainEqual(expect.stringMatching(/R@1 from image bad/));
     await page.locator('[data-figure="experiment-image-loss"] canvas').waitFor();
     await card.screenshot({ path: join(screensDir, 'experiment-grid.png') });
   }, 400_000);

@@ -7,12 +7,19 @@ import { createInterface } from 'node:readline';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
 export const CHROMIUM = '/usr/bin/chromium';
-export const noChromium = existsSync(CHROMIUM) ? false : `Debian chromium is not installed at ${CHROMIUM} (apt-get install chromium)`;
+export const noChromium = existsSync(CHROMIUM)
+  ? false
+  : `Debian chromium is not installed at ${CHROMIUM} (apt-get install chromium)`;
 export const root = join(import.meta.dirname, '..', '..');
 export const screensDir = join(root, '.cache', 'screens');
 
 export type App = {
-  url: string; home: string; proc: ChildProcess; browser: Browser; page: Page; downloads: string;
+  url: string;
+  home: string;
+  proc: ChildProcess;
+  browser: Browser;
+  page: Page;
+  downloads: string;
   stop(): Promise<void>; // stops `prh serve` (the page stays open)
   restart(...args: string[]): Promise<string>; // `prh serve` again on the same port and runs folder; its URL
   allowErrors(re: RegExp): void; // console errors the browser logs by itself (a refused connection) while the server is away
@@ -20,10 +27,14 @@ export type App = {
 };
 
 function serveProcess(home: string, port: number, args: string[] = []): Promise<{ proc: ChildProcess; url: string }> {
-  const proc = spawn(process.execPath, [join(root, 'bin', 'prh.js'), 'serve', '--json', '--port', String(port), '--threads', '2', ...args], {
-    env: { ...process.env, PRH_HOME: home },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const proc = spawn(
+    process.execPath,
+    [join(root, 'bin', 'prh.js'), 'serve', '--json', '--port', String(port), '--threads', '2', ...args],
+    {
+      env: { ...process.env, PRH_HOME: home },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('prh serve did not start')), 30_000);
     createInterface({ input: proc.stdout! }).once('line', (line) => {
@@ -42,7 +53,15 @@ export async function startApp(settings: Record<string, unknown> = {}): Promise<
   let { proc, url } = await serveProcess(home, 0);
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1440, height: 1000 } });
   const page = await context.newPage();
@@ -55,7 +74,12 @@ export async function startApp(settings: Record<string, unknown> = {}): Promise<
   mkdirSync(screensDir, { recursive: true });
   const port = Number(new URL(url).port);
   const app: App = {
-    url, home, proc, browser, page, downloads,
+    url,
+    home,
+    proc,
+    browser,
+    page,
+    downloads,
     async stop() {
       proc.kill('SIGTERM');
       await stopped(proc);
@@ -77,7 +101,10 @@ export async function startApp(settings: Record<string, unknown> = {}): Promise<
 }
 
 // Every screen as a person sees it: light and dark (through the `system` theme), 1440 and 1024 wide, full page.
-export const SIZES = [{ width: 1440, height: 900 }, { width: 1024, height: 700 }];
+export const SIZES = [
+  { width: 1440, height: 900 },
+  { width: 1024, height: 700 },
+];
 export async function shootAll(page: Page, name: string): Promise<string[]> {
   const files: string[] = [];
   for (const colorScheme of ['light', 'dark'] as const) {
@@ -98,10 +125,14 @@ export async function shootAll(page: Page, name: string): Promise<string[]> {
 // How many pixels of a canvas are near a colour (within `tol` per channel; antialiased lines blend), and how many
 // are inked at all (`colour` null), to check that a line of a known colour is drawn.
 export const inkNear = (page: Page, selector: string, colour: string | null, tol = 24): Promise<number> =>
-  page.locator(selector).evaluate((c: HTMLCanvasElement, [hex, t]) => {
-    const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
-    const want = hex ? [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)) : null;
-    let n = 0;
-    for (let i = 0; i < d.length; i += 4) if (d[i + 3] > 0 && (!want || want.every((v, k) => Math.abs(d[i + k] - v) <= (t as number)))) n++;
-    return n;
-  }, [colour, tol] as const);
+  page.locator(selector).evaluate(
+    (c: HTMLCanvasElement, [hex, t]) => {
+      const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+      const want = hex ? [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)) : null;
+      let n = 0;
+      for (let i = 0; i < d.length; i += 4)
+        if (d[i + 3] > 0 && (!want || want.every((v, k) => Math.abs(d[i + k] - v) <= (t as number)))) n++;
+      return n;
+    },
+    [colour, tol] as const,
+  );

@@ -32,18 +32,30 @@ describe.skipIf(skip)(`the Slurm executor in the browser${skip ? ` (skipped: ${s
     const { page } = app;
     await go('settings');
     await page.locator('#executor').selectOption('slurm');
-    for (const [key, value] of [['pollSeconds', '1'], ['time', '30'], ['partition', c.partition]]) {
+    for (const [key, value] of [
+      ['pollSeconds', '1'],
+      ['time', '30'],
+      ['partition', c.partition],
+    ]) {
       await page.locator(`[data-slurm="${key}"]`).fill(value);
       await page.locator(`[data-slurm="${key}"]`).dispatchEvent('change');
     }
-    const stored = () => JSON.parse(readFileSync(join(app.home, 'config.json'), 'utf8')) as { executor?: string; slurm?: Record<string, unknown> };
-    await expect.poll(stored).toMatchObject({ executor: 'slurm', slurm: { pollSeconds: 1, time: '30', partition: c.partition } });
+    const stored = () =>
+      JSON.parse(readFileSync(join(app.home, 'config.json'), 'utf8')) as {
+        executor?: string;
+        slurm?: Record<string, unknown>;
+      };
+    await expect
+      .poll(stored)
+      .toMatchObject({ executor: 'slurm', slurm: { pollSeconds: 1, time: '30', partition: c.partition } });
     await shootAll(page, 'settings-slurm');
 
     await go('new');
     await page.locator('input[name="executor"][value="slurm"]').check();
     await page.locator('#slurm-time').fill('soon');
-    await expect.poll(() => page.locator('#issues').innerText()).toMatch(/time limit: a Slurm time limit: minutes, H:MM:SS or D-HH:MM:SS/);
+    await expect
+      .poll(() => page.locator('#issues').innerText())
+      .toMatch(/time limit: a Slurm time limit: minutes, H:MM:SS or D-HH:MM:SS/);
     await shootAll(page, 'new-experiment-slurm');
   });
 
@@ -55,13 +67,34 @@ describe.skipIf(skip)(`the Slurm executor in the browser${skip ? ` (skipped: ${s
     const cfg = { imageSize: 64, patchSize: 8, hidden: 32, depth: 1, heads: 2, mlp: 64 };
     writeFileSync(vit, buildVitOnnx(cfg, randomVitWeights(cfg, 0)));
     // Three arms on a node with (at most) two cores: two jobs run, the third waits in the queue.
-    const cli = spawn(process.execPath, [join(root, 'bin', 'prh.js'), 'experiment', '--data', world, '--image-model', vit, '--arms', 'good,bad,ntp', '--epochs', '2', '--batch', '16', '--runs', join(app.home, 'runs'), '--json'],
-      { env: { ...process.env, PRH_HOME: app.home }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const cli = spawn(
+      process.execPath,
+      [
+        join(root, 'bin', 'prh.js'),
+        'experiment',
+        '--data',
+        world,
+        '--image-model',
+        vit,
+        '--arms',
+        'good,bad,ntp',
+        '--epochs',
+        '2',
+        '--batch',
+        '16',
+        '--runs',
+        join(app.home, 'runs'),
+        '--json',
+      ],
+      { env: { ...process.env, PRH_HOME: app.home }, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     let out = '';
     cli.stdout!.on('data', (b: Buffer) => (out += String(b)));
     const exited = new Promise((r) => cli.once('exit', r));
     const runs = join(app.home, 'runs');
-    await expect.poll(() => existsSync(runs) && readdirSync(runs).some((f) => f.includes('experiment')), { timeout: 60_000 }).toBe(true);
+    await expect
+      .poll(() => existsSync(runs) && readdirSync(runs).some((f) => f.includes('experiment')), { timeout: 60_000 })
+      .toBe(true);
 
     await go('runs');
     await page.reload(); // a run another process started
@@ -70,7 +103,8 @@ describe.skipIf(skip)(`the Slurm executor in the browser${skip ? ` (skipped: ${s
     await page.locator('#arm-runs [data-queue="running"]').first().waitFor({ timeout: 120_000 });
     const text = await page.locator('#arm-runs').innerText();
     expect(text).toMatch(new RegExp(`running Slurm job \\d+ on ${c.node}`));
-    if ((await page.locator('#arm-runs [data-queue="pending"]').count())) expect(text).toMatch(/queued\s+pending Slurm job \d+/);
+    if (await page.locator('#arm-runs [data-queue="pending"]').count())
+      expect(text).toMatch(/queued\s+pending Slurm job \d+/);
     await shootAll(page, 'runs-slurm');
 
     const id = await page.locator('tr[data-run]').first().getAttribute('data-run');
@@ -79,7 +113,9 @@ describe.skipIf(skip)(`the Slurm executor in the browser${skip ? ` (skipped: ${s
     await exited;
     expect(JSON.parse(out)).toMatchObject({ status: 'done' });
     await expect.poll(() => page.locator('#arm-runs [data-queue="completed"]').count(), { timeout: 15_000 }).toBe(3);
-    expect(await page.locator('#arm-runs').innerText()).toMatch(new RegExp(`done\\s+completed Slurm job \\d+ on ${c.node}`));
+    expect(await page.locator('#arm-runs').innerText()).toMatch(
+      new RegExp(`done\\s+completed Slurm job \\d+ on ${c.node}`),
+    );
     await shootAll(page, 'experiment-slurm');
   }, 400_000);
 });

@@ -77,7 +77,9 @@ describe.skipIf(noChromium)('theory lab in the browser', () => {
     await page.locator('[data-reset-zoom="theory-r-error-vs-rho"]').waitFor();
     const zoomed = await save('[data-export="theory-r-error-vs-rho.svg"]');
     // Tick labels sit at translate(x y); the x axis's are the lowest row. The export shows the zoomed ρ range.
-    const ticks = [...zoomed.text.matchAll(/<text fill="#57606A" transform="translate\(([\d.]+) ([\d.]+)\)"[^>]*>([\d.]+)<\/text>/g)].map((m) => ({ y: Number(m[2]), v: Number(m[3]) }));
+    const ticks = [
+      ...zoomed.text.matchAll(/<text fill="#57606A" transform="translate\(([\d.]+) ([\d.]+)\)"[^>]*>([\d.]+)<\/text>/g),
+    ].map((m) => ({ y: Number(m[2]), v: Number(m[3]) }));
     const bottom = Math.max(...ticks.map((t) => t.y));
     const xTicks = ticks.filter((t) => t.y === bottom).map((t) => t.v);
     expect(xTicks.length).toBeGreaterThan(1);
@@ -112,7 +114,10 @@ describe.skipIf(noChromium)('theory lab in the browser', () => {
     await page.screenshot({ path: join(screensDir, 'theory-grid.png'), fullPage: true });
 
     const runId = (await page.locator('.status-line .small').innerText()).trim();
-    const [download] = await Promise.all([page.waitForEvent('download'), page.locator('[data-export="prop3-error-vs-rho.png"]').click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.locator('[data-export="prop3-error-vs-rho.png"]').click(),
+    ]);
     const file = join(app.downloads, download.suggestedFilename());
     await download.saveAs(file);
     expect(download.suggestedFilename()).toBe(`${runId}.prop3-error-vs-rho.png`); // one naming scheme: <run>.<figure>.<ext>
@@ -123,17 +128,24 @@ describe.skipIf(noChromium)('theory lab in the browser', () => {
     const svg = await save('[data-export="prop3-error-vs-rho.svg"]');
     const parsed = await page.evaluate((text) => {
       const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
-      return { error: doc.querySelector('parsererror')?.textContent ?? null, texts: Array.from(doc.querySelectorAll('text'), (t) => t.textContent) };
+      return {
+        error: doc.querySelector('parsererror')?.textContent ?? null,
+        texts: Array.from(doc.querySelectorAll('text'), (t) => t.textContent),
+      };
     }, svg.text);
     expect(parsed.error).toBeNull();
     expect(parsed.texts).toContain('Prop 3: lost directions cost exactly 2 each (error vs ρ, every world)');
     expect(parsed.texts).toContain('2r (r counted)');
-    const width = await page.evaluate((text) => new Promise<number>((resolve) => {
-      const img = new Image();
-      img.onload = () => resolve(img.naturalWidth);
-      img.onerror = () => resolve(-1);
-      img.src = URL.createObjectURL(new Blob([text], { type: 'image/svg+xml' }));
-    }), svg.text);
+    const width = await page.evaluate(
+      (text) =>
+        new Promise<number>((resolve) => {
+          const img = new Image();
+          img.onload = () => resolve(img.naturalWidth);
+          img.onerror = () => resolve(-1);
+          img.src = URL.createObjectURL(new Blob([text], { type: 'image/svg+xml' }));
+        }),
+      svg.text,
+    );
     expect(width).toBe(800);
     // The copy kept in the run goes to report/exports/, beside what the run wrote.
     expect(existsSync(join(app.home, 'runs', runId, 'report', 'exports', 'prop3-error-vs-rho.png'))).toBe(true);
@@ -175,7 +187,11 @@ describe.skipIf(noChromium)('theory lab in the browser', () => {
     await page.locator('#archive').click(); // unarchive
     await page.locator('#runs-archived').uncheck();
     const runId = await row.getAttribute('data-run');
-    expect(JSON.parse(readFileSync(join(app.home, 'runs', runId!, 'annotation.json'), 'utf8'))).toEqual({ tags: ['baseline', 'prop3'], note: 'the uniform grid, 20 worlds', archived: false });
+    expect(JSON.parse(readFileSync(join(app.home, 'runs', runId!, 'annotation.json'), 'utf8'))).toEqual({
+      tags: ['baseline', 'prop3'],
+      note: 'the uniform grid, 20 worlds',
+      archived: false,
+    });
     await page.locator('[data-nav="settings"]').click();
     await page.locator('#theme').selectOption('dark');
     await page.locator('[data-nav="theory"]').click();
@@ -187,11 +203,16 @@ describe.skipIf(noChromium)('theory lab in the browser', () => {
 
   it('survives a restart of prh serve: a banner while it is away, the run table marked stale, state fetched again', async () => {
     const { page } = app;
-    app.allowErrors(/WebSocket connection|ERR_CONNECTION_REFUSED|ERR_CONNECTION_RESET|ERR_SOCKET_NOT_CONNECTED|status of 401/); // the server is away (refused, reset or dropped mid-request under load)
+    app.allowErrors(
+      /WebSocket connection|ERR_CONNECTION_REFUSED|ERR_CONNECTION_RESET|ERR_SOCKET_NOT_CONNECTED|status of 401/,
+    ); // the server is away (refused, reset or dropped mid-request under load)
     await page.goto(`${app.url.split('?')[0]}#/runs`);
     await page.locator('tr[data-run]').first().waitFor();
     await app.stop();
-    await page.locator('#connection[data-link="offline"]').getByText(/Disconnected/).waitFor({ timeout: 15_000 });
+    await page
+      .locator('#connection[data-link="offline"]')
+      .getByText(/Disconnected/)
+      .waitFor({ timeout: 15_000 });
     await page.locator('#runs-stale').waitFor();
     await shootAll(page, 'disconnected');
     // Same runs folder, same port: the same token, so the tab reconnects by itself and refetches.

@@ -24,10 +24,20 @@ vi.mock('electron', () => {
     }
     once() {}
     show() {}
-    async loadFile(f: string) { this.loaded = f; }
-    async loadURL(u: string) { this.loaded = u; }
+    async loadFile(f: string) {
+      this.loaded = f;
+    }
+    async loadURL(u: string) {
+      this.loaded = u;
+    }
   }
-  const app = { whenReady: async () => undefined, getPath: () => home, getVersion: () => '0.1.0', on: vi.fn(), quit: vi.fn() };
+  const app = {
+    whenReady: async () => undefined,
+    getPath: () => home,
+    getVersion: () => '0.1.0',
+    on: vi.fn(),
+    quit: vi.fn(),
+  };
   const ipcMain = { handle: (ch: string, fn: (...a: unknown[]) => unknown) => h.handlers.set(ch, fn), on: vi.fn() };
   const dialog = { showOpenDialog: vi.fn(async () => ({ canceled: false, filePaths: ['/data/flickr30k'] })) };
   const electron = { app, BrowserWindow, ipcMain, dialog, shell: { openExternal: vi.fn() } };

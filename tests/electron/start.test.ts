@@ -21,24 +21,41 @@ function standIn(code: number): { dir: string; argsFile: string } {
 
 // Runs `npm start`'s script; resolves with what it printed once it exits, or once `prh serve` printed its URL
 // (then the process group, start.js and the server it started, is stopped).
-function start(env: Record<string, string | undefined>): Promise<{ code: number | null; lines: string[]; served: boolean }> {
+function start(
+  env: Record<string, string | undefined>,
+): Promise<{ code: number | null; lines: string[]; served: boolean }> {
   const home = mkdtempSync(join(tmpdir(), 'prh-start-'));
   const child = spawn(process.execPath, [join(root, 'bin', 'start.js'), '--port', '0', '--json'], {
-    env: { ...process.env, DISPLAY: undefined, WAYLAND_DISPLAY: undefined, ELECTRON_OVERRIDE_DIST_PATH: undefined, PRH_HOME: home, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'], detached: true,
+    env: {
+      ...process.env,
+      DISPLAY: undefined,
+      WAYLAND_DISPLAY: undefined,
+      ELECTRON_OVERRIDE_DIST_PATH: undefined,
+      PRH_HOME: home,
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
   });
   const lines: string[] = [];
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { process.kill(-child.pid!, 'SIGKILL'); reject(new Error(`start.js hung: ${lines.join('\n')}`)); }, 90_000);
-    for (const stream of [child.stdout!, child.stderr!]) createInterface({ input: stream }).on('line', (line) => {
-      lines.push(line);
-      if (line.startsWith('{"url"')) {
-        clearTimeout(timer);
-        process.kill(-child.pid!, 'SIGTERM');
-        resolve({ code: null, lines, served: true });
-      }
+    const timer = setTimeout(() => {
+      process.kill(-child.pid!, 'SIGKILL');
+      reject(new Error(`start.js hung: ${lines.join('\n')}`));
+    }, 90_000);
+    for (const stream of [child.stdout!, child.stderr!])
+      createInterface({ input: stream }).on('line', (line) => {
+        lines.push(line);
+        if (line.startsWith('{"url"')) {
+          clearTimeout(timer);
+          process.kill(-child.pid!, 'SIGTERM');
+          resolve({ code: null, lines, served: true });
+        }
+      });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, lines, served: false });
     });
-    child.once('exit', (code) => { clearTimeout(timer); resolve({ code, lines, served: false }); });
   });
 }
 
@@ -56,7 +73,9 @@ describe.skipIf(process.platform !== 'linux')('npm start', () => {
     const r = await start({ DISPLAY: ':99', ELECTRON_OVERRIDE_DIST_PATH: e.dir });
     expect(existsSync(e.argsFile)).toBe(true); // Electron was tried first
     expect(r.served).toBe(true);
-    expect(r.lines.join('\n')).toMatch(/the desktop window did not start \(Electron exited with 3\): serving the same UI in your browser instead/);
+    expect(r.lines.join('\n')).toMatch(
+      /the desktop window did not start \(Electron exited with 3\): serving the same UI in your browser instead/,
+    );
   });
 
   it('serves the UI without a display, and never tries Electron', async () => {
@@ -67,15 +86,23 @@ describe.skipIf(process.platform !== 'linux')('npm start', () => {
     expect(existsSync(e.argsFile)).toBe(false);
   });
 
-  const installed = existsSync(join(root, 'node_modules', 'electron', 'path.txt')) && 'Electron\'s binary is installed in this checkout: no download to trigger';
-  it.skipIf(installed)('triggers Electron\'s own download when the binary is missing, and serves instead when it fails, saying why', async () => {
-    // No binary in this checkout (CI installs with ELECTRON_SKIP_BINARY_DOWNLOAD); the download is pointed at a closed
-    // local port, so it fails at once instead of reaching the network.
-    const cache = mkdtempSync(join(tmpdir(), 'prh-electron-cache-'));
-    const r = await start({ DISPLAY: ':99', ELECTRON_MIRROR: 'http://127.0.0.1:9/', electron_config_cache: cache });
-    const out = r.lines.join('\n');
-    expect(out).toMatch(/Downloading Electron's binary \(first start only\)/);
-    expect(out).toMatch(/Electron's binary could not be downloaded \(TypeError: fetch failed\).*: serving the same UI in your browser instead/);
-    expect(r.served).toBe(true);
-  }, 120_000);
+  const installed =
+    existsSync(join(root, 'node_modules', 'electron', 'path.txt')) &&
+    "Electron's binary is installed in this checkout: no download to trigger";
+  it.skipIf(installed)(
+    "triggers Electron's own download when the binary is missing, and serves instead when it fails, saying why",
+    async () => {
+      // No binary in this checkout (CI installs with ELECTRON_SKIP_BINARY_DOWNLOAD); the download is pointed at a closed
+      // local port, so it fails at once instead of reaching the network.
+      const cache = mkdtempSync(join(tmpdir(), 'prh-electron-cache-'));
+      const r = await start({ DISPLAY: ':99', ELECTRON_MIRROR: 'http://127.0.0.1:9/', electron_config_cache: cache });
+      const out = r.lines.join('\n');
+      expect(out).toMatch(/Downloading Electron's binary \(first start only\)/);
+      expect(out).toMatch(
+        /Electron's binary could not be downloaded \(TypeError: fetch failed\).*: serving the same UI in your browser instead/,
+      );
+      expect(r.served).toBe(true);
+    },
+    120_000,
+  );
 });

@@ -23,8 +23,15 @@ beforeAll(() => {
 
 const config = (name: string) =>
   RunConfig.parse({
-    kind: 'experiment', version: 1, name, data: world, image: { model: vit }, arms: ['good', 'bad', 'ntp'], seeds: [0],
-    train: { epochs: 2, batch: 16, slices: 128 }, eval: { bootstrap: 200, sweepCounts: [10, 20], sweepRepeats: 2 },
+    kind: 'experiment',
+    version: 1,
+    name,
+    data: world,
+    image: { model: vit },
+    arms: ['good', 'bad', 'ntp'],
+    seeds: [0],
+    train: { epochs: 2, batch: 16, slices: 128 },
+    eval: { bootstrap: 200, sweepCounts: [10, 20], sweepRepeats: 2 },
   });
 
 const open = () => {
@@ -53,7 +60,11 @@ describe('experiment', () => {
       expect(a.epoch).toBe(2);
       expect(a.controls.random).toBeLessThanOrEqual(0.2);
     }
-    expect(r.differences.filter((d) => d.metric === 'r1').map((d) => `${d.a}-${d.b}`)).toEqual(['good-bad', 'good-ntp', 'bad-ntp']);
+    expect(r.differences.filter((d) => d.metric === 'r1').map((d) => `${d.a}-${d.b}`)).toEqual([
+      'good-bad',
+      'good-ntp',
+      'bad-ntp',
+    ]);
     expect(r.chance.r1).toBeCloseTo(1 / 40, 12);
     expect(r.sweep.filter((s) => s.arm === 'good').map((s) => s.n)).toEqual([10, 20, 40]);
     expect(r.pairs).toMatchObject({ fit: 40, test: 40 });
@@ -64,20 +75,46 @@ describe('experiment', () => {
 
     // Per-epoch curves streamed live and stored, tagged by arm.
     const evals = store.metrics(id).filter((m) => m.scope === 'eval');
-    expect(evals.map((m) => `${m.tags?.arm}@${m.x}`).sort()).toEqual(['bad@1', 'bad@2', 'good@1', 'good@2', 'ntp@1', 'ntp@2']);
+    expect(evals.map((m) => `${m.tags?.arm}@${m.x}`).sort()).toEqual([
+      'bad@1',
+      'bad@2',
+      'good@1',
+      'good@2',
+      'ntp@1',
+      'ntp@2',
+    ]);
     expect(events.some((e) => e.type === 'metric' && e.record.scope === 'eval')).toBe(true);
     expect(events.some((e) => e.type === 'progress' && e.progress.message === 'training arms')).toBe(true);
 
     const dir = store.dir(id);
     const report = readdirSync(join(dir, 'report'));
-    for (const f of ['index.md', 'arms.csv', 'arms.tex', 'differences.md', 'seed-spread.csv', 'sweep.csv', 'experiment-r1.png', 'experiment-r1.svg', 'experiment-r1.pdf', 'bars-r1.pdf', 'sweep-r1-vs-pairs.png', 'rank-histogram.png', 'config.json']) expect(report).toContain(f);
+    for (const f of [
+      'index.md',
+      'arms.csv',
+      'arms.tex',
+      'differences.md',
+      'seed-spread.csv',
+      'sweep.csv',
+      'experiment-r1.png',
+      'experiment-r1.svg',
+      'experiment-r1.pdf',
+      'bars-r1.pdf',
+      'sweep-r1-vs-pairs.png',
+      'rank-histogram.png',
+      'config.json',
+    ])
+      expect(report).toContain(f);
     for (const arm of ['good', 'bad', 'ntp']) expect(existsSync(join(dir, 'final', `${arm}-s0`, 'w.npy'))).toBe(true);
     expect(readdirSync(join(dir, 'arms'))).toHaveLength(3);
   });
 
   it('select val-pairs scores each arm at the epoch of its best two-fold R@1 on the fit pairs, and the report says so', async () => {
     const { store, scheduler } = open();
-    const c = RunConfig.parse({ ...config('val-pairs'), arms: ['good', 'ntp'], train: { epochs: 3, batch: 16, slices: 128, select: 'val-pairs' } });
+    const c = RunConfig.parse({
+      ...config('val-pairs'),
+      arms: ['good', 'ntp'],
+      train: { epochs: 3, batch: 16, slices: 128, select: 'val-pairs' },
+    });
     const { id } = store.create(c);
     scheduler.submit(id);
     await scheduler.idle();
@@ -86,7 +123,10 @@ describe('experiment', () => {
     const r = state.result as unknown as ExperimentResult;
     const evals = store.metrics(id).filter((m) => m.scope === 'eval');
     for (const a of r.arms) {
-      const fold = evals.filter((m) => m.tags?.arm === a.arm).sort((x, y) => x.x - y.x).map((m) => m.values.foldR1 as number);
+      const fold = evals
+        .filter((m) => m.tags?.arm === a.arm)
+        .sort((x, y) => x.x - y.x)
+        .map((m) => m.values.foldR1 as number);
       expect(fold).toHaveLength(3);
       expect(a.epoch).toBe(fold.indexOf(Math.max(...fold)) + 1); // ties: the earlier
       expect(a.select).toBe('val-pairs');
@@ -94,7 +134,9 @@ describe('experiment', () => {
     expect(r.arms.some((a) => a.epoch < 3)).toBe(true); // on this world and seed NTP peaks at epoch 1: not what last picks
     const dir = store.dir(id);
     expect(readdirSync(join(dir, 'report'))).toContain('experiment-fold-r1.png');
-    expect(readFileSync(join(dir, 'report', 'index.md'), 'utf8')).toContain('the best R@1 on the fit pairs in two folds (val-pairs)');
+    expect(readFileSync(join(dir, 'report', 'index.md'), 'utf8')).toContain(
+      'the best R@1 on the fit pairs in two folds (val-pairs)',
+    );
   });
 
   it('cancels mid-training, then resumes to the same finished comparison', async () => {
@@ -102,14 +144,17 @@ describe('experiment', () => {
     const { id } = store.create(config('resumed'));
     scheduler.submit(id);
     await new Promise<void>((resolve) => {
-      const check = (e: RunEvent) => e.type === 'metric' && e.record.scope === 'eval' && (scheduler.off('event', check), resolve());
+      const check = (e: RunEvent) =>
+        e.type === 'metric' && e.record.scope === 'eval' && (scheduler.off('event', check), resolve());
       scheduler.on('event', check);
     });
     scheduler.cancel(id);
     await scheduler.idle();
     expect(store.get(id).status).toBe('cancelled');
     const arms = new RunStore(join(store.dir(id), 'arms')).list();
-    expect(arms.some((a) => a.status === 'cancelled' || a.status === 'queued' || a.status === 'interrupted')).toBe(true);
+    expect(arms.some((a) => a.status === 'cancelled' || a.status === 'queued' || a.status === 'interrupted')).toBe(
+      true,
+    );
 
     events.length = 0;
     scheduler.submit(id, true);
@@ -128,14 +173,19 @@ describe('image ceiling', () => {
     const { imageCeiling } = await import('../../engine/experiment/ceiling');
     const ds = readDataset(world);
     // An image side that is a bag of the same facts under another random projection, vs pure noise.
-    const facts = (im: (typeof ds.images)[number]) => [`bg:${im.state!.background}`, ...im.state!.objects.flatMap((o) => [o.shape, o.colour, o.size, `c${o.cell}`])];
+    const facts = (im: (typeof ds.images)[number]) => [
+      `bg:${im.state!.background}`,
+      ...im.state!.objects.flatMap((o) => [o.shape, o.colour, o.size, `c${o.cell}`]),
+    ];
     const side = (split: 'val' | 'test', informative: boolean) => {
       const rows = ds.images.filter((im) => im.split === split);
       const data = new Float32Array(rows.length * 48);
       rows.forEach((im, r) => {
         for (let d = 0; d < 48; d++) {
           let h = 0;
-          if (informative) for (const f of facts(im)) h += Math.sin(1000 * (d + 1) * [...f].reduce((a, c) => a * 31 + c.charCodeAt(0), 7));
+          if (informative)
+            for (const f of facts(im))
+              h += Math.sin(1000 * (d + 1) * [...f].reduce((a, c) => a * 31 + c.charCodeAt(0), 7));
           else h = Math.sin(r * 97.13 + d * 13.7 + (split === 'val' ? 0 : 5));
           data[r * 48 + d] = h;
         }
@@ -149,11 +199,22 @@ describe('image ceiling', () => {
     // splitCeiling (what `prh world build-encoder` records) takes one matrix over any photos in any order: the
     // same ceiling, whatever train rows and order it is given.
     const { splitCeiling } = await import('../../engine/experiment');
-    const val = side('val', true), test = side('test', true);
-    const rows = [...test.ids.map((id, r) => ({ id, v: test.emb.data.subarray(r * 48, (r + 1) * 48) })), { id: ds.images.find((im) => im.split === 'train')!.id, v: new Float32Array(48).fill(9) }, ...val.ids.map((id, r) => ({ id, v: val.emb.data.subarray(r * 48, (r + 1) * 48) }))].reverse();
+    const val = side('val', true),
+      test = side('test', true);
+    const rows = [
+      ...test.ids.map((id, r) => ({ id, v: test.emb.data.subarray(r * 48, (r + 1) * 48) })),
+      { id: ds.images.find((im) => im.split === 'train')!.id, v: new Float32Array(48).fill(9) },
+      ...val.ids.map((id, r) => ({ id, v: val.emb.data.subarray(r * 48, (r + 1) * 48) })),
+    ].reverse();
     const all = new Float32Array(rows.length * 48);
     rows.forEach((r, i) => all.set(r.v, i * 48));
-    const split = await splitCeiling(ds, { rows: rows.length, dim: 48, data: all }, rows.map((r) => r.id), 64, 10);
+    const split = await splitCeiling(
+      ds,
+      { rows: rows.length, dim: 48, data: all },
+      rows.map((r) => r.id),
+      64,
+      10,
+    );
     expect(split).toEqual(good);
   });
 });

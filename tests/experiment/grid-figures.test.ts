@@ -14,8 +14,16 @@ const cells = Object.entries(R1).map(([k, r1]) => {
   return { image, text, seed: 0, r1: iv(r1), r5: iv(2 * r1), mknn: iv(r1 / 2) };
 });
 const diff = (a: string, b: string, varies: GridDifference['varies'], half = 0.02): GridDifference => {
-  const [ai, at] = a.split('/') as ['good' | 'bad', string], [bi, bt] = b.split('/') as ['good' | 'bad', string];
-  return { seed: 0, metric: 'r1', varies, a: { image: ai, text: at }, b: { image: bi, text: bt }, ...iv(R1[a] - R1[b], half) };
+  const [ai, at] = a.split('/') as ['good' | 'bad', string],
+    [bi, bt] = b.split('/') as ['good' | 'bad', string];
+  return {
+    seed: 0,
+    metric: 'r1',
+    varies,
+    a: { image: ai, text: at },
+    b: { image: bi, text: bt },
+    ...iv(R1[a] - R1[b], half),
+  };
 };
 const result = {
   chance: { r1: 0.001, mknn: 0.01 },
@@ -23,14 +31,18 @@ const result = {
     imageArms: [],
     cells,
     differences: [
-      diff('good/good', 'good/bad', 'text'), diff('good/good', 'bad/good', 'image'), diff('good/good', 'bad/bad', 'both'),
-      diff('good/bad', 'bad/good', 'crossed'), diff('good/bad', 'bad/bad', 'image', 0.06), diff('bad/good', 'bad/bad', 'text'),
+      diff('good/good', 'good/bad', 'text'),
+      diff('good/good', 'bad/good', 'image'),
+      diff('good/good', 'bad/bad', 'both'),
+      diff('good/bad', 'bad/good', 'crossed'),
+      diff('good/bad', 'bad/bad', 'image', 0.06),
+      diff('bad/good', 'bad/bad', 'text'),
     ],
   },
 } as unknown as ExperimentResult;
 
 describe('2x2 figures', () => {
-  it('reads the paper\'s comparisons off the bad/bad cell: text alone, image alone, both, and whether the two gains are told apart', () => {
+  it("reads the paper's comparisons off the bad/bad cell: text alone, image alone, both, and whether the two gains are told apart", () => {
     const [line, paper, ...rest] = gridVerdict(result);
     expect(line).toBe(
       'Seed 0, R@1 from image bad · text bad: good text views alone +0.080 [0.060, 0.100], good image views alone +0.050 [-0.010, 0.110], ' +
@@ -40,8 +52,12 @@ describe('2x2 figures', () => {
     expect(rest).toEqual([]);
     // A crossed difference whose CI covers 0: no side is named.
     const wide = result.grid!.differences.map((d) => (d.varies === 'crossed' ? { ...d, lo: -0.05, hi: 0.01 } : d));
-    expect(gridVerdict({ ...result, grid: { ...result.grid!, differences: wide } })[0]).toMatch(/: the two gains are not told apart\.$/);
-    expect(gridVerdict({ ...result, grid: { ...result.grid!, differences: result.grid!.differences.slice(0, 2) } })).toEqual([]);
+    expect(gridVerdict({ ...result, grid: { ...result.grid!, differences: wide } })[0]).toMatch(
+      /: the two gains are not told apart\.$/,
+    );
+    expect(
+      gridVerdict({ ...result, grid: { ...result.grid!, differences: result.grid!.differences.slice(0, 2) } }),
+    ).toEqual([]);
     expect(gridVerdict({ ...result, grid: undefined })).toEqual([]);
   });
 
@@ -49,10 +65,20 @@ describe('2x2 figures', () => {
     const t = TableSpec.parse(gridTable(result));
     expect(t.rows.map((r) => `${r.image}/${r.text}`)).toEqual(Object.keys(R1));
     const d = TableSpec.parse(gridDifferencesTable(result));
-    expect(d.rows.map((r) => r.verdict)).toEqual(['a better', 'a better', 'a better', 'b better', 'CI covers 0', 'a better']);
+    expect(d.rows.map((r) => r.verdict)).toEqual([
+      'a better',
+      'a better',
+      'a better',
+      'b better',
+      'CI covers 0',
+      'a better',
+    ]);
     const bars = FigureSpec.parse(gridBars(result, 'r1'));
     expect(bars.x.categories).toEqual(['image good', 'image bad']);
     expect(bars.series.map((s) => s.label)).toEqual(['text good', 'text bad']);
-    expect(bars.series[1].points).toEqual([{ x: 0, ...at(0.15) }, { x: 1, ...at(0.1) }]);
+    expect(bars.series[1].points).toEqual([
+      { x: 0, ...at(0.15) },
+      { x: 1, ...at(0.1) },
+    ]);
   });
 });

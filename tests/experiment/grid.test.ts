@@ -32,8 +32,16 @@ beforeAll(() => {
 
 const TINY_IMAGE = { steps: 4, batch: 8, hidden: 16, depth: 1, renders: 3 };
 const config = (over: Record<string, unknown> = {}) => ({
-  kind: 'experiment', version: 1, name: '2x2', data: world, arms: ['good', 'bad'], seeds: [0], imageViews: TINY_IMAGE,
-  train: { epochs: 1, batch: 16, slices: 128 }, eval: { bootstrap: 200, sweepCounts: [10, 20], sweepRepeats: 2 }, ...over,
+  kind: 'experiment',
+  version: 1,
+  name: '2x2',
+  data: world,
+  arms: ['good', 'bad'],
+  seeds: [0],
+  imageViews: TINY_IMAGE,
+  train: { epochs: 1, batch: 16, slices: 128 },
+  eval: { bootstrap: 200, sweepCounts: [10, 20], sweepRepeats: 2 },
+  ...over,
 });
 
 describe('2x2 config', () => {
@@ -43,9 +51,15 @@ describe('2x2 config', () => {
       return r.success ? [] : r.error.issues.map((i) => i.message);
     };
     expect(issues(config())).toEqual([]);
-    expect(issues(config({ arms: ['good', 'ntp'] }))).toEqual([expect.stringMatching(/compares JEPA text arms only.*no NTP/)]);
-    expect(issues(config({ image: { model: '/m.onnx' } }))).toEqual([expect.stringMatching(/trains its own image encoders/)]);
-    expect(issues(config({ image: { embeddings: '/e.npy' } }))).toEqual([expect.stringMatching(/trains its own image encoders/)]);
+    expect(issues(config({ arms: ['good', 'ntp'] }))).toEqual([
+      expect.stringMatching(/compares JEPA text arms only.*no NTP/),
+    ]);
+    expect(issues(config({ image: { model: '/m.onnx' } }))).toEqual([
+      expect.stringMatching(/trains its own image encoders/),
+    ]);
+    expect(issues(config({ image: { embeddings: '/e.npy' } }))).toEqual([
+      expect.stringMatching(/trains its own image encoders/),
+    ]);
     expect(issues(config({ imageViews: { arms: ['good', 'good'] } }))).toEqual(['each image arm once']);
     expect(issues(config({ imageViews: { hidden: 24 } })).length).toBe(1); // 16 per head
   });
@@ -58,12 +72,20 @@ describe('2x2 config', () => {
       error = e;
     }
     expect(error).toBeInstanceOf(InputError);
-    expect((error as Error).message).toMatch(/flickr8k-kaggle.*captions\.txt: the 2x2 experiment \(image views\) renders further views .* needs a procedural world .*this is \w[\w-]* data, whose photos have no scene state/);
-    expect(() => preflightRun(RunConfig.parse(config({ imageViews: { ...TINY_IMAGE, batch: 121 } })))).toThrow(/120 training scenes is fewer than one image-arm batch of 121/);
+    expect((error as Error).message).toMatch(
+      /flickr8k-kaggle.*captions\.txt: the 2x2 experiment \(image views\) renders further views .* needs a procedural world .*this is \w[\w-]* data, whose photos have no scene state/,
+    );
+    expect(() => preflightRun(RunConfig.parse(config({ imageViews: { ...TINY_IMAGE, batch: 121 } })))).toThrow(
+      /120 training scenes is fewer than one image-arm batch of 121/,
+    );
   });
 
   it('the CLI exits 2 with the message alone', () => {
-    const prh = (...args: string[]) => spawnSync(process.execPath, [join(root, 'bin', 'prh.js'), ...args, '--runs', join(home, 'cli-runs')], { encoding: 'utf8', timeout: 120_000 });
+    const prh = (...args: string[]) =>
+      spawnSync(process.execPath, [join(root, 'bin', 'prh.js'), ...args, '--runs', join(home, 'cli-runs')], {
+        encoding: 'utf8',
+        timeout: 120_000,
+      });
     let r = prh('experiment', '--data', photos, '--image-views', 'good,bad');
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/^error: .*needs a procedural world.*this is \w[\w-]* data.*\n$/);
@@ -78,7 +100,7 @@ describe('2x2 config', () => {
 });
 
 describe('2x2 experiment', () => {
-  it('trains both image arms, scores the four cells with CIs, and differences that are the cells\' differences', async () => {
+  it("trains both image arms, scores the four cells with CIs, and differences that are the cells' differences", async () => {
     const { store, id, state } = await runToEnd(join(home, 'runs'), config());
     expect(state.error).toBeNull();
     expect(state.status).toBe('done');
@@ -87,7 +109,10 @@ describe('2x2 experiment', () => {
 
     // Equal compute: same steps, batch and views; the good arm drew from 3 renders, the bad one from 1. Both read out
     // through the world encoder's whitened pooler: CLS + 4x4 regions of 16 wide = 272 features, capped at 120 - 1 scenes.
-    expect(g.imageArms.map((a) => [a.arm, a.renders, a.steps, a.batch, a.views, a.dim])).toEqual([['good', 3, 4, 8, 4, 119], ['bad', 1, 4, 8, 4, 119]]);
+    expect(g.imageArms.map((a) => [a.arm, a.renders, a.steps, a.batch, a.views, a.dim])).toEqual([
+      ['good', 3, 4, 8, 4, 119],
+      ['bad', 1, 4, 8, 4, 119],
+    ]);
     expect(g.imageArms[0].sha256).not.toBe(g.imageArms[1].sha256);
     expect(g.cells.map((c) => `${c.image}/${c.text}`)).toEqual(['good/good', 'good/bad', 'bad/good', 'bad/bad']);
     for (const c of g.cells)
@@ -105,7 +130,10 @@ describe('2x2 experiment', () => {
       const side = layout.imageArm(c.image, c.image === 'good').side;
       const text = r.arms.find((a) => a.arm === c.text)!;
       const emb = armLayout(arms.dir(text.runId)).embeddings(text.epoch);
-      const p = pairSplits({ val: readSide(side.val), test: readSide(side.test) }, { val: readSide(emb.val), test: readSide(emb.test) });
+      const p = pairSplits(
+        { val: readSide(side.val), test: readSide(side.test) },
+        { val: readSide(emb.val), test: readSide(emb.test) },
+      );
       const e = await evaluate({ image: p.image, text: p.text, fit: p.fit, test: p.test, k: 10 });
       expect(c.r1.estimate).toBeCloseTo(e.imageToText.r1, 12);
       expect(c.r5.estimate).toBeCloseTo(e.imageToText.r5, 12);
@@ -115,18 +143,26 @@ describe('2x2 experiment', () => {
     expect(g.ceilings!.map((c) => c.image)).toEqual(['good', 'bad']);
     for (const c of g.ceilings!) {
       const side = layout.imageArm(c.image, c.image === 'good').side;
-      const own = await imageCeiling(readDataset(world), { val: readSide(side.val), test: readSide(side.test) }, r.ceiling!.dim, 10, 0);
+      const own = await imageCeiling(
+        readDataset(world),
+        { val: readSide(side.val), test: readSide(side.test) },
+        r.ceiling!.dim,
+        10,
+        0,
+      );
       expect(c.r1).toBe(own!.r1);
     }
     expect(g.ceilings![0].r1).toBe(r.ceiling!.r1);
     // The first image arm is also the experiment's image side (the text arms' curves and table use it).
-    for (const a of r.arms) expect(a.r1.estimate).toBeCloseTo(g.cells.find((c) => c.image === 'good' && c.text === a.arm)!.r1.estimate, 12);
+    for (const a of r.arms)
+      expect(a.r1.estimate).toBeCloseTo(g.cells.find((c) => c.image === 'good' && c.text === a.arm)!.r1.estimate, 12);
 
     // Every pair of cells, per metric: a − b of the cells' estimates, inside its own CI; labelled by what changed.
     const r1 = g.differences.filter((d) => d.metric === 'r1');
     expect(r1.map((d) => d.varies)).toEqual(['text', 'image', 'both', 'crossed', 'image', 'text']);
     for (const d of g.differences) {
-      const cell = (k: { image: string; text: string }) => g.cells.find((c) => c.image === k.image && c.text === k.text)![d.metric]!;
+      const cell = (k: { image: string; text: string }) =>
+        g.cells.find((c) => c.image === k.image && c.text === k.text)![d.metric]!;
       expect(d.estimate).toBeCloseTo(cell(d.a).estimate - cell(d.b).estimate, 12);
       expect(d.lo).toBeLessThanOrEqual(d.estimate);
       expect(d.hi).toBeGreaterThanOrEqual(d.estimate);
@@ -137,7 +173,16 @@ describe('2x2 experiment', () => {
     expect(existsSync(join(dir, 'image', 'val.npy'))).toBe(true);
     expect(existsSync(join(dir, 'image-arms', 'bad', 'test.npy'))).toBe(true);
     const report = readdirSync(join(dir, 'report'));
-    for (const f of ['grid.md', 'grid.csv', 'grid-differences.md', 'image-arms.md', 'grid-bars-r1.png', 'grid-bars-mknn.png', 'experiment-image-loss.png']) expect(report).toContain(f);
+    for (const f of [
+      'grid.md',
+      'grid.csv',
+      'grid-differences.md',
+      'image-arms.md',
+      'grid-bars-r1.png',
+      'grid-bars-mknn.png',
+      'experiment-image-loss.png',
+    ])
+      expect(report).toContain(f);
     const image = store.metrics(id).filter((m) => m.scope === 'image');
     expect(new Set(image.map((m) => m.tags?.arm))).toEqual(new Set(['image good', 'image bad']));
 
@@ -146,7 +191,12 @@ describe('2x2 experiment', () => {
     renameSync(dir, moved);
     const ds = readDataset(world);
     const photo = ds.images.find((im) => im.split === 'test')!;
-    const drop = await matchDroppedImages(moved, [{ name: 'scene.png', base64: readFileSync(join(world, 'images', photo.file!)).toString('base64') }], 'test', 5);
+    const drop = await matchDroppedImages(
+      moved,
+      [{ name: 'scene.png', base64: readFileSync(join(world, 'images', photo.file!)).toString('base64') }],
+      'test',
+      5,
+    );
     expect(drop.arms.map((a) => a.arm)).toEqual(['good', 'bad']);
     expect(drop.arms[0].images[0].own?.photo).toBe(photo.id);
     expect(drop.arms[0].images[0].top).toHaveLength(5);
@@ -155,10 +205,16 @@ describe('2x2 experiment', () => {
   it('cancelled while the second image arm trains, resumes without retraining the first', async () => {
     const store = new RunStore(join(home, 'runs-resume'));
     const scheduler = new Scheduler(store, { concurrency: 1, worker: workerCommand() });
-    const { id } = store.create(RunConfig.parse(config({ name: '2x2 resumed', imageViews: { ...TINY_IMAGE, steps: 40 } })));
+    const { id } = store.create(
+      RunConfig.parse(config({ name: '2x2 resumed', imageViews: { ...TINY_IMAGE, steps: 40 } })),
+    );
     scheduler.submit(id);
     await new Promise<void>((resolve) => {
-      const check = (e: RunEvent) => e.type === 'metric' && e.record.scope === 'image' && e.record.tags?.arm === 'image bad' && (scheduler.off('event', check), resolve());
+      const check = (e: RunEvent) =>
+        e.type === 'metric' &&
+        e.record.scope === 'image' &&
+        e.record.tags?.arm === 'image bad' &&
+        (scheduler.off('event', check), resolve());
       scheduler.on('event', check);
     });
     scheduler.cancel(id);

@@ -17,20 +17,32 @@ let photos: Photos;
 beforeAll(() => {
   generateWorld(world, { seed: 3, splits: { train: 4, val: 6, test: 6 }, imageSize: 64 });
   const ds = readDataset(world);
-  photos = { fit: ds.images.filter((im) => im.split === 'val'), test: ds.images.filter((im) => im.split === 'test'), imagesDir: join(world, 'images') };
+  photos = {
+    fit: ds.images.filter((im) => im.split === 'val'),
+    test: ds.images.filter((im) => im.split === 'test'),
+    imagesDir: join(world, 'images'),
+  };
 });
 
 const side = async (name: string, choice: Record<string, unknown>) => {
   const run = join(home, name);
   mkdirSync(join(run, 'image'), { recursive: true });
-  return embedImageSide(photos, ImageEncoderChoice.parse({ model: 'world', device: 'cpu', ...choice }), experimentLayout(run).image, null);
+  return embedImageSide(
+    photos,
+    ImageEncoderChoice.parse({ model: 'world', device: 'cpu', ...choice }),
+    experimentLayout(run).image,
+    null,
+  );
 };
 
-describe('the world encoder as an experiment\'s image side', () => {
+describe("the world encoder as an experiment's image side", () => {
   it('sees the whole 64-px render', async () => {
     const s = await side('default', {});
     expect(s.encoder.spec).toMatchObject({ preset: 'dinov2', size: 64, resize: 64 });
-    expect(s.encoder.dim).toBe(readWorldEncoderManifest(join(import.meta.dirname, '..', '..', 'resources', 'world-encoder.json')).recipe.pooler!.dims); // the whitened pooler's width
+    expect(s.encoder.dim).toBe(
+      readWorldEncoderManifest(join(import.meta.dirname, '..', '..', 'resources', 'world-encoder.json')).recipe.pooler!
+        .dims,
+    ); // the whitened pooler's width
   });
   it('keeps a size or resize given by the user', async () => {
     const s = await side('given', { resize: 73 }); // the dinov2 preset's own zoom, asked for

@@ -12,16 +12,18 @@ import { buildVitOnnx, randomVitWeights } from '../../engine/models/onnx';
 
 const prh = join(import.meta.dirname, '..', '..', 'bin', 'prh.js');
 const home = mkdtempSync(join(tmpdir(), 'prh-data-checks-'));
-const cli = (...args: string[]) => spawnSync(process.execPath, [prh, ...args], { env: { ...process.env, PRH_HOME: home }, encoding: 'utf8' });
+const cli = (...args: string[]) =>
+  spawnSync(process.execPath, [prh, ...args], { env: { ...process.env, PRH_HOME: home }, encoding: 'utf8' });
 
 // A 64 x 48 picture with detail (a gradient), so its PNG and JPEG are several KiB and a cut loses real data.
 function picture(): Canvas {
   const c = createCanvas(64, 48);
   const g = c.getContext('2d');
-  for (let y = 0; y < 48; y++) for (let x = 0; x < 64; x++) {
-    g.fillStyle = `rgb(${(x * 4) % 256}, ${(y * 5) % 256}, ${((x * y) >> 2) % 256})`;
-    g.fillRect(x, y, 1, 1);
-  }
+  for (let y = 0; y < 48; y++)
+    for (let x = 0; x < 64; x++) {
+      g.fillStyle = `rgb(${(x * 4) % 256}, ${(y * 5) % 256}, ${((x * y) >> 2) % 256})`;
+      g.fillRect(x, y, 1, 1);
+    }
   return c;
 }
 // A PNG whose IHDR says 100000 x 100000 (CRC left stale: the decoder never gets that far).
@@ -51,19 +53,30 @@ function dataset(name: string, images: unknown[], files: Record<string, Buffer> 
   writeFileSync(join(dir, 'dataset.json'), JSON.stringify({ version: 1, name, source: 'world', images }));
   return dir;
 }
-const image = (id: string, file: string | null, captions = ['a red circle at the left']) => ({ id, split: 'test', file, captions: captions.map((text) => ({ text })), evalCaption: 0 });
+const image = (id: string, file: string | null, captions = ['a red circle at the left']) => ({
+  id,
+  split: 'test',
+  file,
+  captions: captions.map((text) => ({ text })),
+  evalCaption: 0,
+});
 
 describe('image files', () => {
   const png = picture().toBuffer('image/png');
   const jpeg = picture().toBuffer('image/jpeg');
   const files = {
-    'ok.png': png, 'ok.jpg': jpeg,
+    'ok.png': png,
+    'ok.jpg': jpeg,
     'cut.png': png.subarray(0, Math.floor(png.length * 0.6)),
     'cut.jpg': jpeg.subarray(0, Math.floor(jpeg.length * 0.6)),
     'huge.png': hugeHeader(png),
     'huge.jpg': hugeJpegAfterMetadata(jpeg),
   };
-  const dir = dataset('files', Object.keys(files).map((f, i) => image(`im${i}`, f)), files);
+  const dir = dataset(
+    'files',
+    Object.keys(files).map((f, i) => image(`im${i}`, f)),
+    files,
+  );
 
   it('the decoder alone takes a truncated PNG without an error (why the bytes are checked first)', async () => {
     const { loadImage } = await import('@napi-rs/canvas');
@@ -77,7 +90,9 @@ describe('image files', () => {
     const f = JSON.parse(r.stdout).files;
     expect(f).toMatchObject({ listed: 6, missing: 0, unreadable: 4 }); // before: 0 unreadable
     expect(f.problems).toEqual([
-      expect.stringMatching(/^cut\.png: not a readable image \(truncated PNG \(\d+ bytes; the file ends before its format does\)\)$/),
+      expect.stringMatching(
+        /^cut\.png: not a readable image \(truncated PNG \(\d+ bytes; the file ends before its format does\)\)$/,
+      ),
       expect.stringMatching(/^cut\.jpg: not a readable image \(truncated JPEG/),
       'huge.png: not a readable image (PNG header says 100000 x 100000 px, over the 100 Mpx limit (corrupt, or too big to decode))',
       'huge.jpg: not a readable image (JPEG header says 60000 x 60000 px, over the 100 Mpx limit (corrupt, or too big to decode))',
@@ -85,7 +100,9 @@ describe('image files', () => {
   });
 
   it('decoding refuses them, so embed --on-bad-image skip counts them instead of embedding grey', async () => {
-    await expect(decodeImage(join(dir, 'images', 'cut.png'))).rejects.toThrow(/cut\.png: not a readable image \(truncated PNG/);
+    await expect(decodeImage(join(dir, 'images', 'cut.png'))).rejects.toThrow(
+      /cut\.png: not a readable image \(truncated PNG/,
+    );
     await expect(decodeImage(join(dir, 'images', 'huge.png'))).rejects.toThrow(/100000 x 100000 px/);
     expect((await decodeImage(join(dir, 'images', 'ok.jpg'))).width).toBe(64);
     const model = join(home, 'vit.onnx');
@@ -104,7 +121,9 @@ describe('captions and ids', () => {
   it('a duplicate image id is an error naming both entries', () => {
     const r = cli('data', 'inspect', dataset('dup', [image('a', null), image('b', null), image('a', null)]));
     expect(r.status).toBe(2); // before: 0
-    expect(r.stderr.trim()).toMatch(/dataset\.json: images\[2\]: photo id 'a' repeats images\[0\]; image ids must be unique/);
+    expect(r.stderr.trim()).toMatch(
+      /dataset\.json: images\[2\]: photo id 'a' repeats images\[0\]; image ids must be unique/,
+    );
   });
 
   it('a whitespace-only caption is an error naming the image and the caption', () => {
@@ -128,7 +147,9 @@ describe('captions and ids', () => {
     const r = cli('data', 'inspect', dir, '--json');
     expect(r.status).toBe(0);
     const report = JSON.parse(r.stdout);
-    expect(report.warnings).toEqual([`${join(dir, 'results_20130124.token')}: 1 line(s) are not valid UTF-8 and read with U+FFFD in place of the bad bytes: line 2`]); // before: none
+    expect(report.warnings).toEqual([
+      `${join(dir, 'results_20130124.token')}: 1 line(s) are not valid UTF-8 and read with U+FFFD in place of the bad bytes: line 2`,
+    ]); // before: none
     expect(cli('data', 'inspect', dir).stdout).toMatch(/^warning {6}.*line 2$/m);
     // A file that is UTF-8 says nothing.
     writeFileSync(join(dir, 'results_20130124.token'), rows.join('\n') + '\n');

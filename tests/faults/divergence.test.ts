@@ -18,8 +18,27 @@ const home = mkdtempSync(join(tmpdir(), 'prh-diverge-'));
 const tiny = writeTinyWorld(join(home, 'tiny'), { train: 64, val: 16, test: 16 });
 const world = join(home, 'world');
 const vit = join(home, 'vit.onnx');
-const cli = (...args: string[]) => spawnSync(process.execPath, [prh, ...args], { env: { ...process.env, PRH_HOME: home }, encoding: 'utf8' });
-const trainArgs = (out: string) => ['train', '--data', tiny, '--arm', 'good', '--out', join(home, out), '--epochs', '2', '--batch', '16', '--slices', '32', '--vocab-size', '100', '--backend', 'wasm'];
+const cli = (...args: string[]) =>
+  spawnSync(process.execPath, [prh, ...args], { env: { ...process.env, PRH_HOME: home }, encoding: 'utf8' });
+const trainArgs = (out: string) => [
+  'train',
+  '--data',
+  tiny,
+  '--arm',
+  'good',
+  '--out',
+  join(home, out),
+  '--epochs',
+  '2',
+  '--batch',
+  '16',
+  '--slices',
+  '32',
+  '--vocab-size',
+  '100',
+  '--backend',
+  'wasm',
+];
 
 beforeAll(() => {
   generateWorld(world, { seed: 3, splits: { train: 64, val: 16, test: 24 } });
@@ -52,22 +71,54 @@ describe('prh train', () => {
 describe('a run whose loss explodes without a NaN', () => {
   it('ends done with a warning in its log, its events and its result', async () => {
     // lr 10 warmed up from 0 over 20 steps: the loss climbs from .85 to thousands, every value finite.
-    const { store, id, state } = await runToEnd({ kind: 'train', version: 1, data: tiny, arm: 'good', epochs: 5, batch: 16, slices: 32, vocabSize: 100, backend: 'wasm', lr: 10, warmupSteps: 20, warmupStart: 0 });
+    const { store, id, state } = await runToEnd({
+      kind: 'train',
+      version: 1,
+      data: tiny,
+      arm: 'good',
+      epochs: 5,
+      batch: 16,
+      slices: 32,
+      vocabSize: 100,
+      backend: 'wasm',
+      lr: 10,
+      warmupSteps: 20,
+      warmupStart: 0,
+    });
     expect(state.status).toBe('done');
     const warnings = (state.result as { warnings: string[] }).warnings;
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatch(/^loss exploded: epoch \d train loss \S+ is over 1e\+3 × the first step's 0\.8\d+, without a NaN/);
+    expect(warnings[0]).toMatch(
+      /^loss exploded: epoch \d train loss \S+ is over 1e\+3 × the first step's 0\.8\d+, without a NaN/,
+    );
     expect(readFileSync(join(store.dir(id), 'logs.txt'), 'utf8')).toContain(`[warn] ${warnings[0]}`);
     // The same run at the default lr: no warning (the check can stay quiet).
-    const calm = await runToEnd({ kind: 'train', version: 1, data: tiny, arm: 'good', epochs: 2, batch: 16, slices: 32, vocabSize: 100, backend: 'wasm' });
+    const calm = await runToEnd({
+      kind: 'train',
+      version: 1,
+      data: tiny,
+      arm: 'good',
+      epochs: 2,
+      batch: 16,
+      slices: 32,
+      vocabSize: 100,
+      backend: 'wasm',
+    });
     expect((calm.state.result as { warnings: string[] }).warnings).toEqual([]);
   }, 120_000);
 });
 
 describe('an experiment with a diverged arm', () => {
   const experiment = (name: string, train: Record<string, unknown>) => ({
-    kind: 'experiment', version: 1, name, data: world, image: { model: vit }, arms: ['good', 'ntp'], seeds: [0],
-    train: { batch: 16, slices: 64, backend: 'wasm', ...train }, eval: { bootstrap: 100, sweepCounts: [10], sweepRepeats: 1, k: 5 },
+    kind: 'experiment',
+    version: 1,
+    name,
+    data: world,
+    image: { model: vit },
+    arms: ['good', 'ntp'],
+    seeds: [0],
+    train: { batch: 16, slices: 64, backend: 'wasm', ...train },
+    eval: { bootstrap: 100, sweepCounts: [10], sweepRepeats: 1, k: 5 },
   });
 
   it('scores it at its last good checkpoint and marks it diverged in the result and the tables', async () => {
@@ -80,19 +131,28 @@ describe('an experiment with a diverged arm', () => {
     expect(diverged.length).toBeGreaterThan(0);
     for (const a of diverged) {
       // NaN in a step's loss, or a finite last step whose update overflowed the weights (seen in the epoch's embeddings).
-      expect(a.diverged).toMatch(/^(loss NaN .* at|non-finite (embeddings|val loss .*) after) step \d+ \(epoch (\d+)\)/);
+      expect(a.diverged).toMatch(
+        /^(loss NaN .* at|non-finite (embeddings|val loss .*) after) step \d+ \(epoch (\d+)\)/,
+      );
       expect(a.epoch).toBe(Number(/\(epoch (\d+)\)/.exec(a.diverged!)![1]) - 1); // the checkpoint before the NaN
       expect(a.epoch).toBeGreaterThanOrEqual(1);
     }
     // 16 fit pairs (the val photos) for a [32, 64] map: fewer than its 1,520 free parameters need, which the result says.
-    expect(r.warnings).toEqual([expect.stringMatching(/^the map has 1,520 free parameters but was fitted on 16 pairs \(1024 equations\): it needs at least 24 pairs/)]);
+    expect(r.warnings).toEqual([
+      expect.stringMatching(
+        /^the map has 1,520 free parameters but was fitted on 16 pairs \(1024 equations\): it needs at least 24 pairs/,
+      ),
+    ]);
     const md = tableToMarkdown(armsTable(r.arms));
-    for (const a of diverged) expect(md).toMatch(new RegExp(`\\| ${a.arm} .*diverged: scored at epoch ${a.epoch}, its last good checkpoint`));
+    for (const a of diverged)
+      expect(md).toMatch(new RegExp(`\\| ${a.arm} .*diverged: scored at epoch ${a.epoch}, its last good checkpoint`));
   }, 300_000);
 
   it('fails with a message naming the arm when it diverged before its first checkpoint', async () => {
     const { state } = await runToEnd(experiment('first-step-nan', { epochs: 2, lr: 1e6 }));
     expect(state.status).toBe('failed');
-    expect(state.error).toMatch(/^arm good \(seed 0\) diverged before its first checkpoint, so there is nothing to score: loss NaN/);
+    expect(state.error).toMatch(
+      /^arm good \(seed 0\) diverged before its first checkpoint, so there is nothing to score: loss NaN/,
+    );
   }, 300_000);
 });

@@ -21,7 +21,17 @@ const recipe: WorldEncoderRecipe = {
     posStd: 0.5,
     projector: { dims: [32, 16], norm: [true, false], act: 'gelu' },
     views: { scale: [0.6, 1], ratio: [3 / 4, 4 / 3], flip: 0, brightness: 0.2, contrast: 0.2, noise: 0.04 },
-    V: 3, batch: 8, steps: 40, lr: 5e-3, warmupSteps: 1, minLr: 0.1, weightDecay: 0.05, lamb: 0.4, slices: 32, clip: 1, seed: 5,
+    V: 3,
+    batch: 8,
+    steps: 40,
+    lr: 5e-3,
+    warmupSteps: 1,
+    minLr: 0.1,
+    weightDecay: 0.05,
+    lamb: 0.4,
+    slices: 32,
+    clip: 1,
+    seed: 5,
     objects: { views: 2, weight: 0.5, loss: 'infonce', aloneSteps: 10 },
   },
   pooler: { grid: 1, dims: 8, scenes: 16 },
@@ -36,10 +46,33 @@ function newest(dir: string): number {
 const build = (name: string, r: WorldEncoderRecipe, ...flags: string[]) => {
   writeFileSync(join(home, `${name}.recipe.json`), JSON.stringify(r));
   // its own process group: kill -9 takes an ensemble's member processes with it, as closing a terminal does
-  return spawn(process.execPath, [prh, 'world', 'build-encoder', '--recipe', join(home, `${name}.recipe.json`), '--out', join(home, `${name}.onnx`), '--no-probe', '--checkpoint-every', '3', ...flags], { detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
+  return spawn(
+    process.execPath,
+    [
+      prh,
+      'world',
+      'build-encoder',
+      '--recipe',
+      join(home, `${name}.recipe.json`),
+      '--out',
+      join(home, `${name}.onnx`),
+      '--no-probe',
+      '--checkpoint-every',
+      '3',
+      ...flags,
+    ],
+    { detached: true, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
 };
-const exited = (p: ChildProcess) => new Promise<number | null>((r) => (p.exitCode !== null || p.signalCode !== null ? r(p.exitCode) : p.once('exit', (code) => r(code))));
-const stderrOf = (p: ChildProcess) => { let s = ''; p.stderr!.on('data', (d) => (s += d)); return () => s; };
+const exited = (p: ChildProcess) =>
+  new Promise<number | null>((r) =>
+    p.exitCode !== null || p.signalCode !== null ? r(p.exitCode) : p.once('exit', (code) => r(code)),
+  );
+const stderrOf = (p: ChildProcess) => {
+  let s = '';
+  p.stderr!.on('data', (d) => (s += d));
+  return () => s;
+};
 
 // Starts the build, kills it (the whole group) once a checkpoint past `after` is written (an ensemble: by every member,
 // whose processes keep their own pace); the step every folder had passed when it was killed.
@@ -63,7 +96,10 @@ async function finish(name: string, r: WorldEncoderRecipe): Promise<{ manifest: 
   const p = build(name, r);
   const log = stderrOf(p);
   expect(await exited(p), log()).toBe(0);
-  return { manifest: WorldEncoderManifest.parse(JSON.parse(readFileSync(join(home, `${name}.json`), 'utf8'))), log: log() };
+  return {
+    manifest: WorldEncoderManifest.parse(JSON.parse(readFileSync(join(home, `${name}.json`), 'utf8'))),
+    log: log(),
+  };
 }
 
 describe('a killed world-encoder build', () => {
@@ -87,14 +123,20 @@ describe('a killed world-encoder build', () => {
     expect(newest(join(home, 'two.checkpoints'))).toBeGreaterThan(2);
   }, 300_000);
 
-  it('an ensemble resumes each member from its own checkpoints, to the unbroken ensemble\'s bytes', async () => {
+  it("an ensemble resumes each member from its own checkpoints, to the unbroken ensemble's bytes", async () => {
     const ensemble: WorldEncoderRecipe = { ...recipe, jepa: { ...recipe.jepa, steps: 30 }, members: [5, 9] };
     const unbroken = await buildWorldEncoder(ensemble);
     await killAfter('ens', ensemble, 8);
     expect(readdirSync(join(home, 'ens.checkpoints')).sort()).toEqual(['member-5', 'member-9']);
     const { manifest, log } = await finish('ens', ensemble);
     expect(manifest.sha256).toBe(unbroken.sha256);
-    expect(manifest.members).toEqual(unbroken.manifest.members!.map((m) => ({ ...m, seconds: expect.any(Number), secondsPerStep: expect.any(Number) })));
+    expect(manifest.members).toEqual(
+      unbroken.manifest.members!.map((m) => ({
+        ...m,
+        seconds: expect.any(Number),
+        secondsPerStep: expect.any(Number),
+      })),
+    );
     expect(log).toMatch(/member 5: resumed from .*member-5 at step \d+\/30/);
     expect(existsSync(join(home, 'ens.checkpoints'))).toBe(false);
   }, 300_000);

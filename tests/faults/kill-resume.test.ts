@@ -29,15 +29,24 @@ const alive = (pid: number) => {
     return false;
   }
 };
-const exited = (p: ChildProcess) => new Promise<void>((r) => (p.exitCode !== null || p.signalCode !== null ? r() : p.once('exit', () => r())));
+const exited = (p: ChildProcess) =>
+  new Promise<void>((r) => (p.exitCode !== null || p.signalCode !== null ? r() : p.once('exit', () => r())));
 
 const status = (id: string): RunState => JSON.parse(readFileSync(join(runs, id, 'status.json'), 'utf8'));
 
-const metricsBytes = (id: string) => { try { return statSync(join(runs, id, 'metrics.jsonl')).size; } catch { return 0; } };
+const metricsBytes = (id: string) => {
+  try {
+    return statSync(join(runs, id, 'metrics.jsonl')).size;
+  } catch {
+    return 0;
+  }
+};
 
 // The highest training step recorded in metrics.jsonl past byte `from` (this round's lines), or -1.
 function stepSince(id: string, from: number): number {
-  const text = readFileSync(join(runs, id, 'metrics.jsonl')).subarray(from).toString('utf8');
+  const text = readFileSync(join(runs, id, 'metrics.jsonl'))
+    .subarray(from)
+    .toString('utf8');
   let step = -1;
   for (const line of text.split('\n')) {
     try {
@@ -55,19 +64,30 @@ function stepSince(id: string, from: number): number {
 async function workerAt(id: string, parent: ChildProcess, from: number, target: number): Promise<number | null> {
   for (let i = 0; i < 2400; i++) {
     const s = status(id);
-    if (s.status === 'running' && s.pid && alive(s.pid) && metricsBytes(id) > from && stepSince(id, from) >= target) return s.pid;
+    if (s.status === 'running' && s.pid && alive(s.pid) && metricsBytes(id) > from && stepSince(id, from) >= target)
+      return s.pid;
     if (parent.exitCode !== null || s.status === 'done') return null;
     await sleep(50);
   }
   throw new Error(`the worker of ${id} did not start training`);
 }
 
-const cliResume = (id: string) => spawn(process.execPath, [prh, 'runs', 'resume', id, '--runs', runs, '--json'], { env: { ...process.env, PRH_HOME: home }, stdio: 'ignore' });
+const cliResume = (id: string) =>
+  spawn(process.execPath, [prh, 'runs', 'resume', id, '--runs', runs, '--json'], {
+    env: { ...process.env, PRH_HOME: home },
+    stdio: 'ignore',
+  });
 
 // `prh serve` (as the fixture starts it) with the run resumed through its WebSocket API.
 async function serveResume(id: string): Promise<ChildProcess> {
-  const server = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'fixtures', 'serve-child.ts'), home], { stdio: ['ignore', 'pipe', 'ignore'] });
-  const { port, token } = await new Promise<{ port: number; token: string }>((resolve) => createInterface({ input: server.stdout! }).once('line', (l) => resolve(JSON.parse(l))));
+  const server = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(import.meta.dirname, 'fixtures', 'serve-child.ts'), home],
+    { stdio: ['ignore', 'pipe', 'ignore'] },
+  );
+  const { port, token } = await new Promise<{ port: number; token: string }>((resolve) =>
+    createInterface({ input: server.stdout! }).once('line', (l) => resolve(JSON.parse(l))),
+  );
   const ws = new WebSocket(`ws://127.0.0.1:${port}/api`, { headers: { Cookie: `prh_token_${port}=${token}` } });
   await new Promise((r) => ws.once('open', r));
   const reply = await new Promise<{ error?: string }>((resolve) => {
@@ -83,7 +103,17 @@ describe('kill -9 at random points, then resume', () => {
   it('ends done, with every metric once and no gap, after kills of the worker, the CLI and prh serve', async () => {
     generateWorld(data, { seed: 0, splits: { train: 32, val: 8, test: 8 }, imageSize: 16 });
     const store = new RunStore(runs);
-    const config = RunConfig.parse({ kind: 'train', version: 1, data, arm: 'good', epochs: EPOCHS, batch: 8, slices: 16, backend: 'cpu', metricEvery: 1 });
+    const config = RunConfig.parse({
+      kind: 'train',
+      version: 1,
+      data,
+      arm: 'good',
+      epochs: EPOCHS,
+      batch: 8,
+      slices: 16,
+      backend: 'cpu',
+      metricEvery: 1,
+    });
     const { id } = store.create(config);
     store.update(id, { status: 'interrupted' }); // resumable from nothing: the first resume starts it
 
@@ -125,14 +155,17 @@ describe('kill -9 at random points, then resume', () => {
     const scan = scanMetricsFile(join(runs, id, 'metrics.jsonl'));
     expect(scan.bad).toEqual([]);
     // Each resume replayed steps from its checkpoint; the file itself holds every point once (compacted).
-    const lines = readFileSync(join(runs, id, 'metrics.jsonl'), 'utf8').split('\n').filter((l) => l.trim());
+    const lines = readFileSync(join(runs, id, 'metrics.jsonl'), 'utf8')
+      .split('\n')
+      .filter((l) => l.trim());
     expect(lines.length).toBe(scan.records.length);
     const xs = (scope: string) => scan.records.filter((m) => m.scope === scope).map((m) => m.x);
     expect(xs('train').sort((a, b) => a - b)).toEqual(Array.from({ length: STEPS }, (_, i) => i));
     expect(xs('epoch').sort((a, b) => a - b)).toEqual(Array.from({ length: EPOCHS }, (_, i) => i + 1));
     const ckpts = readdirSync(join(runs, id, 'checkpoints'));
     expect(ckpts.filter((f) => f.endsWith('.tmp'))).toEqual([]);
-    for (let e = 1; e <= EPOCHS; e++) expect(existsSync(join(runs, id, 'checkpoints', `epoch-${e}`, 'weights.safetensors'))).toBe(true);
+    for (let e = 1; e <= EPOCHS; e++)
+      expect(existsSync(join(runs, id, 'checkpoints', `epoch-${e}`, 'weights.safetensors'))).toBe(true);
     console.log(`kills: ${log.join('; ')}; attempts ${end.attempts}`);
   }, 240_000);
 });

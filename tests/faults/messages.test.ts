@@ -10,7 +10,14 @@ import { RunConfig } from '../../shared/runs';
 import { fileSettings, Service } from '../../engine/api';
 import { generateWorld } from '../../engine/data';
 import { readEmbeddings } from '../../engine/embeddings';
-import { buildVitOnnx, decodeModel, ElemType, GraphBuilder, randomVitWeights, valueInfo } from '../../engine/models/onnx';
+import {
+  buildVitOnnx,
+  decodeModel,
+  ElemType,
+  GraphBuilder,
+  randomVitWeights,
+  valueInfo,
+} from '../../engine/models/onnx';
 import { workerCommand } from '../../engine/worker';
 import { runToEnd as runToEndIn } from './run-to-end';
 
@@ -21,7 +28,8 @@ const cfg = { imageSize: 28, patchSize: 14, hidden: 16, depth: 1, heads: 2, mlp:
 const vit = join(home, 'vit.onnx');
 const fixed = join(home, 'vit-batch1.onnx');
 const nan = join(home, 'vit-nan.onnx');
-const cli = (...args: string[]) => spawnSync(process.execPath, [prh, ...args], { env: { ...process.env, PRH_HOME: home }, encoding: 'utf8' });
+const cli = (...args: string[]) =>
+  spawnSync(process.execPath, [prh, ...args], { env: { ...process.env, PRH_HOME: home }, encoding: 'utf8' });
 
 beforeAll(() => {
   generateWorld(world, { seed: 5, splits: { train: 48, val: 12, test: 12 }, imageSize: 32 });
@@ -32,14 +40,26 @@ beforeAll(() => {
   m.graph!.input![0].type!.tensorType!.shape!.dim![0] = { dimValue: 1 };
   writeFileSync(fixed, onnxProto.onnx.ModelProto.encode(m).finish());
   // A model whose output is NaN for every image (one NaN weight in the patch projection).
-  const broken = { ...weights, 'embeddings.patch_embeddings.projection.weight': weights['embeddings.patch_embeddings.projection.weight'].map((v, i) => (i === 0 ? NaN : v)) };
+  const broken = {
+    ...weights,
+    'embeddings.patch_embeddings.projection.weight': weights['embeddings.patch_embeddings.projection.weight'].map(
+      (v, i) => (i === 0 ? NaN : v),
+    ),
+  };
   writeFileSync(nan, buildVitOnnx(cfg, broken));
 });
 
 const runToEnd = (config: unknown) => runToEndIn(join(home, 'runs'), config);
 const experiment = (name: string, model: string, train: Record<string, unknown> = {}) => ({
-  kind: 'experiment', version: 1, name, data: world, image: { model }, arms: ['good', 'ntp'], seeds: [0],
-  train: { epochs: 1, batch: 16, slices: 32, backend: 'wasm', ...train }, eval: { bootstrap: 100, sweepCounts: [4], sweepRepeats: 1, k: 3 },
+  kind: 'experiment',
+  version: 1,
+  name,
+  data: world,
+  image: { model },
+  arms: ['good', 'ntp'],
+  seeds: [0],
+  train: { epochs: 1, batch: 16, slices: 32, backend: 'wasm', ...train },
+  eval: { bootstrap: 100, sweepCounts: [4], sweepRepeats: 1, k: 3 },
 });
 
 describe('experiment failures', () => {
@@ -47,25 +67,46 @@ describe('experiment failures', () => {
     const { state } = await runToEnd(experiment('batch too big', vit, { batch: 64 }));
     expect(state.status).toBe('failed');
     const first = state.error!.split('\n')[0];
-    expect(first).toMatch(/^arm\(s\) did not finish: .*: failed \(.*48 training photos is fewer than one batch of 64\)/);
+    expect(first).toMatch(
+      /^arm\(s\) did not finish: .*: failed \(.*48 training photos is fewer than one batch of 64\)/,
+    );
     expect(first).not.toMatch(/worker exited with code/);
   }, 120_000);
 
   it('stop at embedding time when the image model outputs NaN, before any arm trains', async () => {
     const { store, id, state } = await runToEnd(experiment('nan model', nan));
     expect(state.status).toBe('failed');
-    expect(state.error).toMatch(new RegExp(`^${nan}: the model's output is NaN or infinite for \\d+ of \\d+ images in this batch \\(`));
+    expect(state.error).toMatch(
+      new RegExp(`^${nan}: the model's output is NaN or infinite for \\d+ of \\d+ images in this batch \\(`),
+    );
     expect(existsSync(join(store.dir(id), 'arms'))).toBe(false);
   }, 120_000);
 });
 
 describe('prh embed', () => {
-  const embed = (model: string, out: string, ...more: string[]) => cli('embed', '--model', model, '--data', world, '--split', 'test', '--out', join(home, out), '--no-cache-dir', '--threads', '1', ...more);
+  const embed = (model: string, out: string, ...more: string[]) =>
+    cli(
+      'embed',
+      '--model',
+      model,
+      '--data',
+      world,
+      '--split',
+      'test',
+      '--out',
+      join(home, out),
+      '--no-cache-dir',
+      '--threads',
+      '1',
+      ...more,
+    );
 
   it('exits 2 naming the images when the model outputs NaN, and writes no .npy', () => {
     const r = embed(nan, 'nan.npy', '--batch', '4');
     expect(r.status).toBe(2); // before: 0 with an all-NaN .npy
-    expect(r.stderr).toMatch(/^error: .*vit-nan\.onnx: the model's output is NaN or infinite for 4 of 4 images in this batch \(w\d+, w\d+, w\d+, w\d+\); no embeddings were written/);
+    expect(r.stderr).toMatch(
+      /^error: .*vit-nan\.onnx: the model's output is NaN or infinite for 4 of 4 images in this batch \(w\d+, w\d+, w\d+, w\d+\); no embeddings were written/,
+    );
     expect(existsSync(join(home, 'nan.npy'))).toBe(false);
   }, 60_000);
 
@@ -86,10 +127,19 @@ describe('prh embed', () => {
     const g = new GraphBuilder();
     g.op('Reshape', ['x', g.ints([1, 3 * 28 * 28])], {}, 'y');
     const one = join(home, 'hidden-batch1.onnx');
-    writeFileSync(one, g.encode([valueInfo('x', ElemType.FLOAT, ['n', 3, 28, 28])], [valueInfo('y', ElemType.FLOAT, [1, 3 * 28 * 28])], 'one'));
+    writeFileSync(
+      one,
+      g.encode(
+        [valueInfo('x', ElemType.FLOAT, ['n', 3, 28, 28])],
+        [valueInfo('y', ElemType.FLOAT, [1, 3 * 28 * 28])],
+        'one',
+      ),
+    );
     const r = embed(one, 'hidden.npy', '--batch', '4');
     expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/^error: .*hidden-batch1\.onnx: inference failed for input \[4, 3, 28, 28\]: .*requested shape:\{1,2352\}; if the model takes one image per call, --batch 1 runs it$/m);
+    expect(r.stderr).toMatch(
+      /^error: .*hidden-batch1\.onnx: inference failed for input \[4, 3, 28, 28\]: .*requested shape:\{1,2352\}; if the model takes one image per call, --batch 1 runs it$/m,
+    );
     expect(embed(one, 'hidden.npy', '--batch', '1').status).toBe(0);
   }, 60_000);
 });
@@ -113,12 +163,23 @@ describe('flag and API errors in words', () => {
   it('turns a schema failure inside an API call into "field: problem", not zod\'s JSON', async () => {
     const userData = join(home, 'user');
     mkdirSync(userData, { recursive: true });
-    const service = new Service({ runsDir: join(home, 'api-runs'), userData, settings: fileSettings(userData), transport: 'ws', worker: workerCommand() });
+    const service = new Service({
+      runsDir: join(home, 'api-runs'),
+      userData,
+      settings: fileSettings(userData),
+      transport: 'ws',
+      worker: workerCommand(),
+    });
     const { id } = service.store.create(RunConfig.parse({ kind: 'theory.prop3', version: 1, params: { worlds: 1 } }));
     const file = join(service.store.dir(id), 'status.json');
-    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), status: 'exploded', attempts: 'two' }));
+    writeFileSync(
+      file,
+      JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), status: 'exploded', attempts: 'two' }),
+    );
     const err = await service.dispatch('getRun', { id }).catch((e: Error) => e);
     // The file and its problems in words (the store reads status.json through readJson), not zod's JSON.
-    expect((err as Error).message).toBe(`${file}: not a run status: status: must be one of "queued", "running", "done", "failed", "cancelled", "interrupted", "diverged", "unreadable"; attempts: expected a number`);
+    expect((err as Error).message).toBe(
+      `${file}: not a run status: status: must be one of "queued", "running", "done", "failed", "cancelled", "interrupted", "diverged", "unreadable"; attempts: expected a number`,
+    );
   });
 });

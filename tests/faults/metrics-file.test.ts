@@ -9,18 +9,34 @@ import { Service } from '../../engine/api';
 import { cutTornTail, scanMetricsFile } from '../../engine/runs';
 import { RunConfig } from '../../shared/runs';
 
-const config = RunConfig.parse({ kind: 'theory.prop3', version: 1, params: { worlds: 2, states: 6, k: 2, m: 3, grid: 5, seed: 1, worldKind: 'uniform' } });
+const config = RunConfig.parse({
+  kind: 'theory.prop3',
+  version: 1,
+  params: { worlds: 2, states: 6, k: 2, m: 3, grid: 5, seed: 1, worldKind: 'uniform' },
+});
 const settings = () => {
   let s = { theme: 'system' as const };
   return { get: () => s, set: (p: object) => (s = { ...s, ...p } as typeof s) };
 };
-const xs = (file: string) => scanMetricsFile(file).records.map((r) => r.x).sort((a, b) => a - b);
+const xs = (file: string) =>
+  scanMetricsFile(file)
+    .records.map((r) => r.x)
+    .sort((a, b) => a - b);
 
 // A run finished through a real service (worker processes), then put back as a kill before its last checkpoint
 // leaves it (`damage` edits its files), resumed to the end; `check` sees the run before and after.
-async function resumedAfter(damage: (dir: string, file: string) => void, check: (r: { dir: string; file: string; before: number[]; status: string }) => void): Promise<void> {
+async function resumedAfter(
+  damage: (dir: string, file: string) => void,
+  check: (r: { dir: string; file: string; before: number[]; status: string }) => void,
+): Promise<void> {
   const home = mkdtempSync(join(tmpdir(), 'prh-metrics-'));
-  const service = new Service({ runsDir: join(home, 'runs'), userData: home, transport: 'ws', settings: settings(), concurrency: 1 });
+  const service = new Service({
+    runsDir: join(home, 'runs'),
+    userData: home,
+    transport: 'ws',
+    settings: settings(),
+    concurrency: 1,
+  });
   try {
     const { id } = (await service.dispatch('startRun', { config })) as { id: string };
     await service.scheduler.idle();
@@ -53,7 +69,9 @@ describe('a torn last line of metrics.jsonl', () => {
         expect(status).toBe('done');
         expect(xs(file)).toEqual(before);
         expect(scanMetricsFile(file).bad).toEqual([]);
-        expect(readFileSync(join(dir, 'logs.txt'), 'utf8')).toMatch(/metrics\.jsonl: cut a torn last line \(25 bytes\)/);
+        expect(readFileSync(join(dir, 'logs.txt'), 'utf8')).toMatch(
+          /metrics\.jsonl: cut a torn last line \(25 bytes\)/,
+        );
       },
     );
   });
@@ -98,7 +116,16 @@ describe('an unreadable line in the middle of metrics.jsonl', () => {
     const dir = mkdtempSync(join(tmpdir(), 'prh-metrics-'));
     const file = join(dir, 'metrics.jsonl');
     const rec = (x: number) => JSON.stringify({ t: 1, scope: 's', x, values: { a: x } });
-    writeFileSync(file, [rec(0), '{"t":1,"scope":"s","x":1,"values":{"a":', rec(2), '{"t":1,"scope":"s","x":"three","values":{}}', rec(4)].join('\n') + '\n');
+    writeFileSync(
+      file,
+      [
+        rec(0),
+        '{"t":1,"scope":"s","x":1,"values":{"a":',
+        rec(2),
+        '{"t":1,"scope":"s","x":"three","values":{}}',
+        rec(4),
+      ].join('\n') + '\n',
+    );
     const scan = scanMetricsFile(file);
     expect(scan.records.map((r) => r.x)).toEqual([0, 2, 4]);
     expect(scan.bad.map((b) => b.line)).toEqual([2, 4]);
@@ -108,7 +135,13 @@ describe('an unreadable line in the middle of metrics.jsonl', () => {
 
   it('is reported by `prh runs show`, and by the resumed worker in the run log', async () => {
     const home = mkdtempSync(join(tmpdir(), 'prh-metrics-'));
-    const service = new Service({ runsDir: join(home, 'runs'), userData: home, transport: 'ws', settings: settings(), concurrency: 1 });
+    const service = new Service({
+      runsDir: join(home, 'runs'),
+      userData: home,
+      transport: 'ws',
+      settings: settings(),
+      concurrency: 1,
+    });
     try {
       const { id } = (await service.dispatch('startRun', { config })) as { id: string };
       await service.scheduler.idle();
@@ -117,13 +150,20 @@ describe('an unreadable line in the middle of metrics.jsonl', () => {
       lines[2] = 'garbage';
       writeFileSync(file, lines.join('\n'));
       const prh = join(import.meta.dirname, '..', '..', 'bin', 'prh.js');
-      const out = execFileSync(process.execPath, [prh, 'runs', 'show', id, '--runs', join(home, 'runs')], { env: { ...process.env, PRH_HOME: home }, encoding: 'utf8' });
-      expect(out).toMatch(new RegExp(`1 unreadable line in ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} skipped \\(line 3\\)`));
+      const out = execFileSync(process.execPath, [prh, 'runs', 'show', id, '--runs', join(home, 'runs')], {
+        env: { ...process.env, PRH_HOME: home },
+        encoding: 'utf8',
+      });
+      expect(out).toMatch(
+        new RegExp(`1 unreadable line in ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} skipped \\(line 3\\)`),
+      );
 
       service.store.update(id, { status: 'interrupted' });
       await service.dispatch('resumeRun', { id });
       await service.scheduler.idle();
-      expect(readFileSync(join(service.store.dir(id), 'logs.txt'), 'utf8')).toMatch(/\[warn\] .*metrics\.jsonl: 1 unreadable line skipped \(line 3\)/);
+      expect(readFileSync(join(service.store.dir(id), 'logs.txt'), 'utf8')).toMatch(
+        /\[warn\] .*metrics\.jsonl: 1 unreadable line skipped \(line 3\)/,
+      );
     } finally {
       await service.close();
     }

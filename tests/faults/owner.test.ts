@@ -14,8 +14,12 @@ const prh = join(import.meta.dirname, '..', '..', 'bin', 'prh.js');
 const home = mkdtempSync(join(tmpdir(), 'prh-owner-'));
 const runs = join(home, 'runs');
 const env = { ...process.env, PRH_HOME: home };
-const cli = (...args: string[]) => spawnSync(process.execPath, [prh, ...args, '--runs', runs], { env, encoding: 'utf8' });
-const list = () => JSON.parse(execFileSync(process.execPath, [prh, 'runs', 'list', '--json', '--runs', runs], { env, encoding: 'utf8' })) as { id: string; status: string; pid: number | null }[];
+const cli = (...args: string[]) =>
+  spawnSync(process.execPath, [prh, ...args, '--runs', runs], { env, encoding: 'utf8' });
+const list = () =>
+  JSON.parse(
+    execFileSync(process.execPath, [prh, 'runs', 'list', '--json', '--runs', runs], { env, encoding: 'utf8' }),
+  ) as { id: string; status: string; pid: number | null }[];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 // Alive and not a zombie (an orphaned worker may wait for a reaper that this container's init does not run).
 const alive = (pid: number) => {
@@ -39,8 +43,13 @@ afterAll(() => started.forEach((pid) => alive(pid) && process.kill(pid, 'SIGKILL
 
 describe('owner records', () => {
   const record = (over: Partial<OwnerRecord>): OwnerRecord => ({
-    host: hostname(), pid: process.pid, startTime: processStartTime(process.pid), executor: 'local',
-    claimedAt: new Date().toISOString(), heartbeatAt: new Date().toISOString(), ...over,
+    host: hostname(),
+    pid: process.pid,
+    startTime: processStartTime(process.pid),
+    executor: 'local',
+    claimedAt: new Date().toISOString(),
+    heartbeatAt: new Date().toISOString(),
+    ...over,
   });
 
   it('tells a live owner from a dead pid, a reused pid, and a stale heartbeat on another host', () => {
@@ -48,11 +57,17 @@ describe('owner records', () => {
     const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
     expect(ownerAlive(record({ pid: dead, startTime: null }))).toBe(false);
     if (processStartTime(process.pid) !== null) expect(ownerAlive(record({ startTime: '1' }))).toBe(false); // same pid, other process
-    expect(ownerAlive(record({ host: 'elsewhere', pid: 1, heartbeatAt: new Date(Date.now() - 5000).toISOString() }))).toBe(true);
-    expect(ownerAlive(record({ host: 'elsewhere', pid: 1, heartbeatAt: new Date(Date.now() - STALE_MS - 1000).toISOString() }))).toBe(false);
+    expect(
+      ownerAlive(record({ host: 'elsewhere', pid: 1, heartbeatAt: new Date(Date.now() - 5000).toISOString() })),
+    ).toBe(true);
+    expect(
+      ownerAlive(
+        record({ host: 'elsewhere', pid: 1, heartbeatAt: new Date(Date.now() - STALE_MS - 1000).toISOString() }),
+      ),
+    ).toBe(false);
   });
 
-  it('claims a free run, refuses one a live process owns, takes over a dead owner\'s record, releases only its own', () => {
+  it("claims a free run, refuses one a live process owns, takes over a dead owner's record, releases only its own", () => {
     const dir = join(home, 'claims');
     mkdirSync(dir, { recursive: true });
     const mine = claim(dir);
@@ -62,7 +77,10 @@ describe('owner records', () => {
 
     const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)']);
     started.push(other.pid!);
-    writeFileSync(join(dir, 'owner.json'), JSON.stringify(record({ pid: other.pid!, startTime: processStartTime(other.pid!) })));
+    writeFileSync(
+      join(dir, 'owner.json'),
+      JSON.stringify(record({ pid: other.pid!, startTime: processStartTime(other.pid!) })),
+    );
     expect(() => claim(dir)).toThrow(new RegExp(`owned by pid ${other.pid} on ${hostname()}`));
     release(dir); // not ours: kept
     expect(readOwner(dir)?.pid).toBe(other.pid);
@@ -76,7 +94,11 @@ describe('owner records', () => {
 describe('a run owned by another prh process', () => {
   it('stays running when a second prh lists the runs, refuses a resume, and is interrupted once its owner dies', async () => {
     // Process A: a long saved grid (100000 worlds runs for minutes); B: `prh runs list` / `prh runs resume`.
-    const a = spawn(process.execPath, [prh, 'theory', 'prop3', '--save', '--worlds', '100000', '--runs', runs, '--json'], { env, stdio: 'ignore' });
+    const a = spawn(
+      process.execPath,
+      [prh, 'theory', 'prop3', '--save', '--worlds', '100000', '--runs', runs, '--json'],
+      { env, stdio: 'ignore' },
+    );
     started.push(a.pid!);
     const run = await until(() => existsSync(runs) && list().find((r) => r.status === 'running'), 'the run to start');
     started.push(run.pid!);
@@ -102,7 +124,11 @@ describe('a run owned by another prh process', () => {
 describe('the scheduler as owner', () => {
   it('claims owner.json when it queues a run, refreshes its heartbeat while the job runs, and removes it at the end', async () => {
     const store = new RunStore(join(home, 'sched-runs'));
-    const worker = { command: process.execPath, args: [join(import.meta.dirname, '..', 'runs', 'fixtures', 'fake-worker.mjs')], env: { FAKE_MODE: 'slow' } }; // ~5 s
+    const worker = {
+      command: process.execPath,
+      args: [join(import.meta.dirname, '..', 'runs', 'fixtures', 'fake-worker.mjs')],
+      env: { FAKE_MODE: 'slow' },
+    }; // ~5 s
     const scheduler = new Scheduler(store, { concurrency: 1, worker, heartbeatMs: 100 });
     const { id } = store.create(RunConfig.parse({ kind: 'theory.prop3', version: 1, params: { worlds: 1 } }));
     scheduler.submit(id);
@@ -120,12 +146,26 @@ describe('the scheduler as owner', () => {
 describe('a run whose owner died after this process started', () => {
   it('resumes: the run is recovered as interrupted at the resume, not only at start-up', async () => {
     const store = new RunStore(join(home, 'late-runs'));
-    const worker = { command: process.execPath, args: [join(import.meta.dirname, '..', 'runs', 'fixtures', 'fake-worker.mjs')], env: { FAKE_MODE: 'ok' } };
+    const worker = {
+      command: process.execPath,
+      args: [join(import.meta.dirname, '..', 'runs', 'fixtures', 'fake-worker.mjs')],
+      env: { FAKE_MODE: 'ok' },
+    };
     const scheduler = new Scheduler(store, { concurrency: 1, worker });
     const { id } = store.create(RunConfig.parse({ kind: 'theory.prop3', version: 1, params: { worlds: 1 } }));
     const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
     store.update(id, { status: 'running', pid: dead });
-    writeFileSync(join(store.dir(id), 'owner.json'), JSON.stringify({ host: hostname(), pid: dead, startTime: null, executor: 'local', claimedAt: new Date().toISOString(), heartbeatAt: new Date().toISOString() }));
+    writeFileSync(
+      join(store.dir(id), 'owner.json'),
+      JSON.stringify({
+        host: hostname(),
+        pid: dead,
+        startTime: null,
+        executor: 'local',
+        claimedAt: new Date().toISOString(),
+        heartbeatAt: new Date().toISOString(),
+      }),
+    );
     scheduler.submit(id, true); // before: "run ... is running; only failed/cancelled/interrupted/diverged runs can be resumed"
     await scheduler.idle();
     expect(store.get(id).status).toBe('done');
@@ -136,7 +176,25 @@ describe('prh train on a folder another prh train is using', () => {
   it('is refused with exit 2, naming the owner', async () => {
     const data = writeTinyWorld(join(home, 'tiny'), { train: 64, val: 16, test: 16 });
     const out = join(home, 'train-out');
-    const args = ['train', '--data', data, '--arm', 'good', '--out', out, '--epochs', '200', '--batch', '16', '--slices', '32', '--vocab-size', '100', '--backend', 'wasm'];
+    const args = [
+      'train',
+      '--data',
+      data,
+      '--arm',
+      'good',
+      '--out',
+      out,
+      '--epochs',
+      '200',
+      '--batch',
+      '16',
+      '--slices',
+      '32',
+      '--vocab-size',
+      '100',
+      '--backend',
+      'wasm',
+    ];
     const a = spawn(process.execPath, [prh, ...args], { env, stdio: 'ignore' });
     started.push(a.pid!);
     await until(() => readOwner(out)?.pid === a.pid, 'the first prh train to claim the folder');

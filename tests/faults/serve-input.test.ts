@@ -22,12 +22,20 @@ let stderr = '';
 const home = mkdtempSync(join(tmpdir(), 'prh-faults-serve-'));
 // One finished run in the server's runs folder, for the methods that take a run id.
 const runStore = new RunStore(join(home, 'runs'));
-const runId = runStore.create(RunConfig.parse({ kind: 'theory.prop3', version: 1, params: { worlds: 2, states: 6, k: 2, m: 3, grid: 5, seed: 1, worldKind: 'uniform' } })).id;
+const runId = runStore.create(
+  RunConfig.parse({
+    kind: 'theory.prop3',
+    version: 1,
+    params: { worlds: 2, states: 6, k: 2, m: 3, grid: 5, seed: 1, worldKind: 'uniform' },
+  }),
+).id;
 runStore.update(runId, { status: 'done', result: {} });
 
 async function start(): Promise<void> {
   stderr = '';
-  server = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'fixtures', 'serve-child.ts'), home], { stdio: ['ignore', 'pipe', 'pipe'] });
+  server = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'fixtures', 'serve-child.ts'), home], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   server.stderr!.on('data', (d) => (stderr += d));
   s = await new Promise((resolve, reject) => {
     createInterface({ input: server.stdout! }).once('line', (l) => resolve(JSON.parse(l)));
@@ -36,7 +44,10 @@ async function start(): Promise<void> {
 }
 const listening = (): Promise<boolean> =>
   new Promise((resolve) => {
-    const c = tcp(s.port, '127.0.0.1', () => { c.destroy(); resolve(true); });
+    const c = tcp(s.port, '127.0.0.1', () => {
+      c.destroy();
+      resolve(true);
+    });
     c.on('error', () => resolve(false));
   });
 beforeEach(async () => {
@@ -50,7 +61,10 @@ afterAll(() => {
 const cookie = () => `prh_token_${s.port}=${s.token}`;
 
 // A raw HTTP exchange: what the server answers to bytes no well-behaved client sends.
-const raw = (bytes: string | Buffer, until = (got: Buffer) => got.includes('\r\n\r\n')): Promise<{ text: string; socket: Socket }> =>
+const raw = (
+  bytes: string | Buffer,
+  until = (got: Buffer) => got.includes('\r\n\r\n'),
+): Promise<{ text: string; socket: Socket }> =>
   new Promise((resolve, reject) => {
     const socket = tcp(s.port, '127.0.0.1');
     let got = Buffer.alloc(0);
@@ -65,7 +79,10 @@ const raw = (bytes: string | Buffer, until = (got: Buffer) => got.includes('\r\n
 
 const openWs = (): Promise<WebSocket> =>
   new Promise((resolve, reject) => {
-    const ws = new WebSocket(`ws://127.0.0.1:${s.port}/api`, { headers: { Cookie: cookie() }, maxPayload: 256 * 1024 * 1024 });
+    const ws = new WebSocket(`ws://127.0.0.1:${s.port}/api`, {
+      headers: { Cookie: cookie() },
+      maxPayload: 256 * 1024 * 1024,
+    });
     ws.once('open', () => resolve(ws));
     ws.once('error', reject);
   });
@@ -124,7 +141,9 @@ describe('prh serve survives hostile requests and frames', () => {
   });
 
   it('answers 400 to an upgrade whose target is not a URL', async () => {
-    const { text } = await raw('GET http://[::1 HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: AAAAAAAAAAAAAAAAAAAAAA==\r\nSec-WebSocket-Version: 13\r\n\r\n');
+    const { text } = await raw(
+      'GET http://[::1 HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: AAAAAAAAAAAAAAAAAAAAAA==\r\nSec-WebSocket-Version: 13\r\n\r\n',
+    );
     expect(text).toMatch(/^HTTP\/1.1 400/);
     await alive();
   });
@@ -164,28 +183,71 @@ describe('prh serve survives hostile requests and frames', () => {
 
 // Random JSON, biased towards what breaks parsers and paths: huge and negative numbers, odd strings, deep nesting.
 function randomValue(r: RandomStream, depth = 0): unknown {
-  const strings = ['', ' ', '..', '../../etc/passwd', '/etc/passwd', '%E0%A4%A', '\u0000', 'a'.repeat(5000), '__proto__', 'constructor', 'test', 'train', '💥', 'theory.prop3', 'NaN'];
+  const strings = [
+    '',
+    ' ',
+    '..',
+    '../../etc/passwd',
+    '/etc/passwd',
+    '%E0%A4%A',
+    '\u0000',
+    'a'.repeat(5000),
+    '__proto__',
+    'constructor',
+    'test',
+    'train',
+    '💥',
+    'theory.prop3',
+    'NaN',
+  ];
   switch (r.int(0, depth > 2 ? 4 : 6)) {
-    case 0: return null;
-    case 1: return r.pick([0, -1, 1, 3, 1e308, -1e308, 2 ** 53, 0.5, 1e-300, 4096, 65536]);
-    case 2: return r.chance(0.5) ? r.pick(strings) : String.fromCharCode(...Array.from({ length: r.int(0, 12) }, () => r.int(0, 0xffff)));
-    case 3: return r.chance(0.5);
-    case 4: return r.int(-1000, 1000);
-    case 5: return Array.from({ length: r.int(0, 4) }, () => randomValue(r, depth + 1));
-    default: return Object.fromEntries(Array.from({ length: r.int(0, 4) }, () => [r.pick(['id', 'path', 'config', 'kind', 'x', 'spec', '__proto__', 'seed', 'n']), randomValue(r, depth + 1)]));
+    case 0:
+      return null;
+    case 1:
+      return r.pick([0, -1, 1, 3, 1e308, -1e308, 2 ** 53, 0.5, 1e-300, 4096, 65536]);
+    case 2:
+      return r.chance(0.5)
+        ? r.pick(strings)
+        : String.fromCharCode(...Array.from({ length: r.int(0, 12) }, () => r.int(0, 0xffff)));
+    case 3:
+      return r.chance(0.5);
+    case 4:
+      return r.int(-1000, 1000);
+    case 5:
+      return Array.from({ length: r.int(0, 4) }, () => randomValue(r, depth + 1));
+    default:
+      return Object.fromEntries(
+        Array.from({ length: r.int(0, 4) }, () => [
+          r.pick(['id', 'path', 'config', 'kind', 'x', 'spec', '__proto__', 'seed', 'n']),
+          randomValue(r, depth + 1),
+        ]),
+      );
   }
 }
 
 // Values of the right type for a known key, so calls get past validation into the methods: paths outside every
 // allowed folder, the one stored run, run ids that do not exist, and so on.
-const plausible = (key: string): unknown[] | undefined => ({
-  id: [runId, 'nope', 'a'.repeat(128)], runId: [runId, 'nope'], path: ['/etc/passwd', '/', '/etc', home, join(home, 'runs'), join(home, 'runs', runId), '/proc/self/environ'],
-  photo: ['x', ''], seed: [0, 1, 2 ** 31], format: ['png', 'svg', 'pdf', 'csv', 'latex', 'md'], pool: ['test', '/etc/passwd', join(home, 'runs', runId, 'config.json')],
-  images: [[{ name: 'a.png', base64: 'AAAA' }], [{ name: '../x', base64: '' }]], topK: [1, 5], checkpoints: [true, false],
-  table: [{ id: 't', columns: [], rows: [] }, { id: 't', columns: ['a'], rows: [['x', 'y']] }, 'x'],
-  annotation: [{ tags: ['x'], note: 'n' }, { archived: true }, { tags: ['', 'x'.repeat(50)] }],
-  from: [0, 5, 1e9], count: [1, 64], split: ['train', 'test'], query: ['', 'a'],
-} as Record<string, unknown[]>)[key];
+const plausible = (key: string): unknown[] | undefined =>
+  (
+    ({
+      id: [runId, 'nope', 'a'.repeat(128)],
+      runId: [runId, 'nope'],
+      path: ['/etc/passwd', '/', '/etc', home, join(home, 'runs'), join(home, 'runs', runId), '/proc/self/environ'],
+      photo: ['x', ''],
+      seed: [0, 1, 2 ** 31],
+      format: ['png', 'svg', 'pdf', 'csv', 'latex', 'md'],
+      pool: ['test', '/etc/passwd', join(home, 'runs', runId, 'config.json')],
+      images: [[{ name: 'a.png', base64: 'AAAA' }], [{ name: '../x', base64: '' }]],
+      topK: [1, 5],
+      checkpoints: [true, false],
+      table: [{ id: 't', columns: [], rows: [] }, { id: 't', columns: ['a'], rows: [['x', 'y']] }, 'x'],
+      annotation: [{ tags: ['x'], note: 'n' }, { archived: true }, { tags: ['', 'x'.repeat(50)] }],
+      from: [0, 5, 1e9],
+      count: [1, 64],
+      split: ['train', 'test'],
+      query: ['', 'a'],
+    }) as Record<string, unknown[]>
+  )[key];
 
 // Params for a method: its own keys, mostly with plausible values (so calls reach the methods), sometimes random
 // ones; now and then anything at all.
@@ -193,10 +255,14 @@ function randomParams(r: RandomStream, method: keyof typeof ApiParams): unknown 
   if (r.chance(0.1)) return randomValue(r);
   const schema = ApiParams[method] as unknown as { shape?: Record<string, unknown> };
   const keys = Object.keys(schema.shape ?? {});
-  return Object.fromEntries(keys.filter(() => r.chance(0.8)).map((k) => {
-    const p = plausible(k);
-    return [k, p && r.chance(0.75) ? r.pick(p) : randomValue(r)];
-  }));
+  return Object.fromEntries(
+    keys
+      .filter(() => r.chance(0.8))
+      .map((k) => {
+        const p = plausible(k);
+        return [k, p && r.chance(0.75) ? r.pick(p) : randomValue(r)];
+      }),
+  );
 }
 
 // Raw zod output: a JSON array of issue objects ('[{"code": ...').
@@ -218,7 +284,8 @@ describe('prh serve: a seeded fuzz of every API method', () => {
         const reply = await call(ws, method, params);
         calls++;
         if (process.env.PRH_FUZZ_LOG && reply.error) console.log(method, '→', reply.error.slice(0, 160));
-        if (reply.error !== undefined && (RAW_ZOD.test(reply.error) || reply.error.length > 2000)) bad.push(`${method}(${JSON.stringify(params).slice(0, 120)}): ${reply.error.slice(0, 200)}`);
+        if (reply.error !== undefined && (RAW_ZOD.test(reply.error) || reply.error.length > 2000))
+          bad.push(`${method}(${JSON.stringify(params).slice(0, 120)}): ${reply.error.slice(0, 200)}`);
       }
       ws.close();
       await alive();
@@ -232,7 +299,17 @@ describe('prh serve: a seeded fuzz of every API method', () => {
     const codes = new Map<number, number>();
     for (let i = 0; i < 200; i++) {
       const bytes = Buffer.from(Array.from({ length: r.int(0, 64) }, () => r.int(0, 255)));
-      const text = r.pick(['', 'null', '[]', '{}', '{"id":1}', '{"id":1.5,"method":"version"}', '{"method":"version"}', '"x"', '1e999']);
+      const text = r.pick([
+        '',
+        'null',
+        '[]',
+        '{}',
+        '{"id":1}',
+        '{"id":1.5,"method":"version"}',
+        '{"method":"version"}',
+        '"x"',
+        '1e999',
+      ]);
       const ws = await openWs();
       const code = await new Promise<number>((resolve) => {
         ws.once('close', (c) => resolve(c));

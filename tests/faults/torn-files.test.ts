@@ -11,12 +11,21 @@ import { RunStore } from '../../engine/runs';
 import { RunConfig } from '../../shared/runs';
 
 const prh = join(import.meta.dirname, '..', '..', 'bin', 'prh.js');
-const config = (worlds = 2) => RunConfig.parse({ kind: 'theory.prop3', version: 1, params: { worlds, states: 6, k: 2, m: 3, grid: 5, seed: 1, worldKind: 'uniform' } });
+const config = (worlds = 2) =>
+  RunConfig.parse({
+    kind: 'theory.prop3',
+    version: 1,
+    params: { worlds, states: 6, k: 2, m: 3, grid: 5, seed: 1, worldKind: 'uniform' },
+  });
 
 // The CLI's exit code, stdout and stderr.
 function cli(home: string, ...args: string[]): { code: number; out: string; err: string } {
   try {
-    const out = execFileSync(process.execPath, [prh, ...args], { env: { ...process.env, PRH_HOME: home }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const out = execFileSync(process.execPath, [prh, ...args], {
+      env: { ...process.env, PRH_HOME: home },
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     return { code: 0, out, err: '' };
   } catch (e) {
     const x = e as { status: number; stdout: string; stderr: string };
@@ -50,7 +59,10 @@ describe('a torn status.json', () => {
     expect(list.err).toBe('');
     expect(list.code).toBe(0);
     const rows = JSON.parse(list.out) as { id: string; status: string; error: string | null }[];
-    expect(rows.map((r) => [r.id, r.status])).toEqual([[t.fine, 'done'], [t.broken, 'unreadable']]);
+    expect(rows.map((r) => [r.id, r.status])).toEqual([
+      [t.fine, 'done'],
+      [t.broken, 'unreadable'],
+    ]);
     expect(rows[1].error).toContain(t.path);
     expect(rows[1].error).toMatch(/: invalid JSON at line \d+, column \d+: Unterminated string/);
 
@@ -78,7 +90,9 @@ describe('a torn status.json', () => {
       const list = (await service.dispatch('listRuns', {})) as { id: string; status: string; error: string }[];
       expect(list.find((r) => r.id === t.broken)).toMatchObject({ status: 'unreadable', kind: 'theory.prop3' });
       expect(list.find((r) => r.id === t.broken)!.error).toContain(t.path);
-      expect(((await service.dispatch('getRun', { id: t.fine })) as { state: { status: string } }).state.status).toBe('done');
+      expect(((await service.dispatch('getRun', { id: t.fine })) as { state: { status: string } }).state.status).toBe(
+        'done',
+      );
       await expect(service.dispatch('getRun', { id: t.broken })).rejects.toThrow(t.path);
       await expect(service.dispatch('resumeRun', { id: t.broken })).rejects.toThrow(t.path);
       await service.dispatch('deleteRun', { id: t.broken }); // a broken run can still be cleared away
@@ -129,7 +143,13 @@ describe('a torn checkpoint state.json', () => {
   // A 3-world prop3 run done once, then marked interrupted with its newest checkpoint torn.
   async function runThenTear(alsoPrevious: boolean) {
     const home = mkdtempSync(join(tmpdir(), 'prh-torn-ckpt-'));
-    const service = new Service({ runsDir: join(home, 'runs'), userData: home, transport: 'ws', settings: settings(), concurrency: 1 });
+    const service = new Service({
+      runsDir: join(home, 'runs'),
+      userData: home,
+      transport: 'ws',
+      settings: settings(),
+      concurrency: 1,
+    });
     const { id } = (await service.dispatch('startRun', { config: config(3) })) as { id: string };
     await service.scheduler.idle();
     const done = service.store.get(id);

@@ -9,7 +9,13 @@ import { generateWorld } from '../../engine/data';
 
 const home = mkdtempSync(join(tmpdir(), 'prh-world-'));
 let settings = { theme: 'system' as const };
-const service = new Service({ runsDir: join(home, 'runs'), userData: home, transport: 'ws', concurrency: 1, settings: { get: () => settings, set: (p) => (settings = { ...settings, ...p } as typeof settings) } });
+const service = new Service({
+  runsDir: join(home, 'runs'),
+  userData: home,
+  transport: 'ws',
+  concurrency: 1,
+  settings: { get: () => settings, set: (p) => (settings = { ...settings, ...p } as typeof settings) },
+});
 afterAll(() => service.close());
 
 const tiny = { splits: { train: 4, val: 2, test: 2 }, imageSize: 16 };
@@ -17,7 +23,10 @@ const mine = join(home, 'datasets', 'mine');
 generateWorld(mine, { seed: 7, ...tiny }); // the user's dataset, seed 7
 const datasetJson = () => readFileSync(join(mine, 'dataset.json'), 'utf8');
 
-async function finish(method: 'startRun' | 'resumeRun', params: unknown): Promise<{ id: string; status: string; error: string | null }> {
+async function finish(
+  method: 'startRun' | 'resumeRun',
+  params: unknown,
+): Promise<{ id: string; status: string; error: string | null }> {
   const s = (await service.dispatch(method, params)) as { id: string };
   await service.scheduler.idle();
   return service.store.get(s.id);
@@ -26,7 +35,9 @@ async function finish(method: 'startRun' | 'resumeRun', params: unknown): Promis
 describe('world.generate over an existing dataset', () => {
   it('is refused at start, and still refused when resumed: the dataset stays as it was', async () => {
     const before = datasetJson();
-    const run = await finish('startRun', { config: { kind: 'world.generate', version: 1, out: mine, seed: 1, ...tiny } });
+    const run = await finish('startRun', {
+      config: { kind: 'world.generate', version: 1, out: mine, seed: 1, ...tiny },
+    });
     expect(run.status).toBe('failed');
     expect(run.error).toMatch(/already holds a dataset\.json/);
     const resumed = await finish('resumeRun', { id: run.id });
@@ -37,7 +48,9 @@ describe('world.generate over an existing dataset', () => {
 
   it('overwrites when the run was started with force', async () => {
     const before = datasetJson();
-    const run = await finish('startRun', { config: { kind: 'world.generate', version: 1, out: mine, seed: 1, force: true, ...tiny } });
+    const run = await finish('startRun', {
+      config: { kind: 'world.generate', version: 1, out: mine, seed: 1, force: true, ...tiny },
+    });
     expect(run.status).toBe('done');
     expect(datasetJson()).not.toBe(before);
     expect(JSON.parse(datasetJson()).params.seed).toBe(1);

@@ -10,7 +10,9 @@ export const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
 
 const systemLoader = (): boolean => {
   try {
-    return /libvulkan\.so\.1\b/.test(execFileSync('ldconfig', ['-p'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+    return /libvulkan\.so\.1\b/.test(
+      execFileSync('ldconfig', ['-p'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }),
+    );
   } catch {
     return false;
   }
@@ -21,7 +23,8 @@ export function swiftshaderMissing(): string | null {
   if (process.platform !== 'linux') return 'SwiftShader tests run on Linux only';
   if (!existsSync(SWIFTSHADER_ICD)) return `no ${SWIFTSHADER_ICD} (Debian package chromium)`;
   const path = process.env.LD_LIBRARY_PATH ?? '';
-  if (!systemLoader() && !path.split(':').some((d) => d && existsSync(join(d, 'libvulkan.so.1')))) return 'no Vulkan loader libvulkan.so.1 (Debian package libvulkan1)';
+  if (!systemLoader() && !path.split(':').some((d) => d && existsSync(join(d, 'libvulkan.so.1'))))
+    return 'no Vulkan loader libvulkan.so.1 (Debian package libvulkan1)';
   return null;
 }
 
@@ -39,7 +42,10 @@ export function useSwiftShader(): void {
 // The environment a child process needs to run on SwiftShader (for `npm run bench -- gpu` on a machine without a
 // GPU): the ICD, and chromium's Vulkan loader through a folder holding just a link to it when the system has none.
 export function swiftshaderEnv(cacheDir: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { VK_ICD_FILENAMES: SWIFTSHADER_ICD, XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR ?? tmpdir() };
+  const env: NodeJS.ProcessEnv = {
+    VK_ICD_FILENAMES: SWIFTSHADER_ICD,
+    XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR ?? tmpdir(),
+  };
   const chromiumLoader = '/usr/lib/chromium/libvulkan.so.1';
   if (!systemLoader() && existsSync(chromiumLoader)) {
     const dir = join(cacheDir, 'vulkan-loader');

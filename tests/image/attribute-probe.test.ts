@@ -6,7 +6,11 @@ import { generateWorld } from '../../engine/data/world';
 import { TrainRng } from '../../engine/models/rng';
 import { type ProbeResult, attributeLabel, listImages, pixelFeatures, probeAttributes } from '../../engine/image';
 
-const world = generateWorld(join(mkdtempSync(join(tmpdir(), 'prh-probe-')), 'w'), { splits: { train: 400, val: 100, test: 150 }, imageSize: 32, seed: 3 });
+const world = generateWorld(join(mkdtempSync(join(tmpdir(), 'prh-probe-')), 'w'), {
+  splits: { train: 400, val: 100, test: 150 },
+  imageSize: 32,
+  seed: 3,
+});
 const refs = listImages(world.dir);
 const byTask = (rs: ProbeResult[]) => Object.fromEntries(rs.map((r) => [r.task, r]));
 
@@ -21,7 +25,16 @@ describe('linear probes of world attributes', () => {
   });
 
   it('raw pixels carry colour and background far above chance', async () => {
-    const r = byTask(probeAttributes(await pixelFeatures(refs.map((x) => x.file), 8), refs.map((x) => x.id), world.dataset.images));
+    const r = byTask(
+      probeAttributes(
+        await pixelFeatures(
+          refs.map((x) => x.file),
+          8,
+        ),
+        refs.map((x) => x.id),
+        world.dataset.images,
+      ),
+    );
     expect(r.background.classes).toBe(6);
     expect(r.background.train).toBe(400);
     expect(r.colour.accuracy).toBeGreaterThan(r.colour.chance + 0.2); // ~0.37 vs ~0.09 on ~130 single-object train scenes
@@ -30,7 +43,16 @@ describe('linear probes of world attributes', () => {
 
   it('features without information score near chance (no label leaks into the probe)', () => {
     const rng = TrainRng.seeded(0, 'noise');
-    const noise = { rows: refs.length, dim: 64, data: Float32Array.from({ length: refs.length * 64 }, () => rng.normal()) };
-    for (const r of probeAttributes(noise, refs.map((x) => x.id), world.dataset.images)) expect(r.accuracy, r.task).toBeLessThan(r.chance + 0.15);
+    const noise = {
+      rows: refs.length,
+      dim: 64,
+      data: Float32Array.from({ length: refs.length * 64 }, () => rng.normal()),
+    };
+    for (const r of probeAttributes(
+      noise,
+      refs.map((x) => x.id),
+      world.dataset.images,
+    ))
+      expect(r.accuracy, r.task).toBeLessThan(r.chance + 0.15);
   });
 });

@@ -5,7 +5,15 @@ import { Command } from 'commander';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { registerImage } from '../../engine/cli/image';
 import { readEmbeddings } from '../../engine/embeddings';
-import { BadImageError, cacheKey, embedCached, embedImages, listImages, openImageEncoder, readImageEmbeddings } from '../../engine/image';
+import {
+  BadImageError,
+  cacheKey,
+  embedCached,
+  embedImages,
+  listImages,
+  openImageEncoder,
+  readImageEmbeddings,
+} from '../../engine/image';
 import { ElemType, GraphBuilder, buildVitOnnx, randomVitWeights, valueInfo } from '../../engine/models/onnx';
 import { Cancelled } from '../../engine/runs/job';
 import { quadrants } from './fixtures';
@@ -21,11 +29,25 @@ mkdirSync(join(data, 'images'), { recursive: true });
 const colours = ['#ff0000', '#00ff00', '#0000ff', '#ffff00', '#00ffff', '#ff00ff', '#808080', '#ffffff'];
 const images = Array.from({ length: 9 }, (_, i) => {
   const file = i === 3 ? 'broken.jpg' : `img${i}.${i % 2 ? 'png' : 'jpg'}`;
-  const c = quadrants(40 + 8 * i, 30, [colours[i % 8], colours[(i + 1) % 8], colours[(i + 2) % 8], colours[(i + 3) % 8]]);
-  writeFileSync(join(data, 'images', file), i === 3 ? Buffer.from('garbage') : i % 2 ? c.toBuffer('image/png') : c.toBuffer('image/jpeg'));
+  const c = quadrants(40 + 8 * i, 30, [
+    colours[i % 8],
+    colours[(i + 1) % 8],
+    colours[(i + 2) % 8],
+    colours[(i + 3) % 8],
+  ]);
+  writeFileSync(
+    join(data, 'images', file),
+    i === 3 ? Buffer.from('garbage') : i % 2 ? c.toBuffer('image/png') : c.toBuffer('image/jpeg'),
+  );
   return { id: `im${i}`, split: i < 7 ? 'test' : 'train', file, captions: [{ text: 'a picture' }], evalCaption: 0 };
 });
-images.push({ id: 'nofile', split: 'test', file: null as unknown as string, captions: [{ text: 'x' }], evalCaption: 0 });
+images.push({
+  id: 'nofile',
+  split: 'test',
+  file: null as unknown as string,
+  captions: [{ text: 'x' }],
+  evalCaption: 0,
+});
 writeFileSync(join(data, 'dataset.json'), JSON.stringify({ version: 1, name: 't', source: 'world', images }));
 
 afterAll(() => vi.restoreAllMocks());
@@ -38,7 +60,17 @@ describe('image lists', () => {
     expect(listImages(data)).toHaveLength(9);
   });
   it('a plain folder of images, ids = file names', () => {
-    expect(listImages(join(data, 'images')).map((r) => r.id)).toEqual(['broken.jpg', 'img0.jpg', 'img1.png', 'img2.jpg', 'img4.jpg', 'img5.png', 'img6.jpg', 'img7.png', 'img8.jpg']);
+    expect(listImages(join(data, 'images')).map((r) => r.id)).toEqual([
+      'broken.jpg',
+      'img0.jpg',
+      'img1.png',
+      'img2.jpg',
+      'img4.jpg',
+      'img5.png',
+      'img6.jpg',
+      'img7.png',
+      'img8.jpg',
+    ]);
     expect(() => listImages(join(data, 'images'), 'test')).toThrow(/plain folder of images, so it has no splits/);
   });
 });
@@ -95,7 +127,11 @@ describe('cache: one embedding per model + spec + image list', () => {
     expect(second.record.spec).toEqual(enc.spec);
     expect(second.record.model.sha256).toMatch(/^[0-9a-f]{64}$/);
 
-    const other = await openImageEncoder(model, { device: 'cpu', threads: 1, overrides: { interpolation: 'bilinear' } });
+    const other = await openImageEncoder(model, {
+      device: 'cpu',
+      threads: 1,
+      overrides: { interpolation: 'bilinear' },
+    });
     expect(cacheKey(other.modelSha256, other.spec, refs)).not.toBe(first.record.cacheKey);
     utimesSync(refs[0].file, new Date(), new Date(Date.now() + 5000));
     expect(cacheKey(enc.modelSha256, enc.spec, refs)).not.toBe(first.record.cacheKey);
@@ -103,7 +139,12 @@ describe('cache: one embedding per model + spec + image list', () => {
 });
 
 describe('model errors', () => {
-  const write = (name: string, g: GraphBuilder, inputs: ReturnType<typeof valueInfo>[], outputs: ReturnType<typeof valueInfo>[]) => {
+  const write = (
+    name: string,
+    g: GraphBuilder,
+    inputs: ReturnType<typeof valueInfo>[],
+    outputs: ReturnType<typeof valueInfo>[],
+  ) => {
     const p = join(dir, name);
     writeFileSync(p, g.encode(inputs, outputs, name));
     return p;
@@ -112,14 +153,26 @@ describe('model errors', () => {
   it('wrong input rank names expected vs actual', async () => {
     const g = new GraphBuilder();
     g.op('Identity', ['x'], {}, 'y');
-    const p = write('rank3.onnx', g, [valueInfo('x', ElemType.FLOAT, ['n', 3, 224])], [valueInfo('y', ElemType.FLOAT, ['n', 3, 224])]);
-    await expect(openImageEncoder(p)).rejects.toThrow(/input 'x' expected rank 4 \[N, 3, 224, 224\] \(NCHW\), actual rank 3 \[n, 3, 224\]/);
+    const p = write(
+      'rank3.onnx',
+      g,
+      [valueInfo('x', ElemType.FLOAT, ['n', 3, 224])],
+      [valueInfo('y', ElemType.FLOAT, ['n', 3, 224])],
+    );
+    await expect(openImageEncoder(p)).rejects.toThrow(
+      /input 'x' expected rank 4 \[N, 3, 224, 224\] \(NCHW\), actual rank 3 \[n, 3, 224\]/,
+    );
   });
 
   it('a model with no float output lists the outputs it has', async () => {
     const g = new GraphBuilder();
     g.op('Shape', ['x'], {}, 'shape');
-    const p = write('int-out.onnx', g, [valueInfo('x', ElemType.FLOAT, ['n', 3, 224, 224])], [valueInfo('shape', ElemType.INT64, [4])]);
+    const p = write(
+      'int-out.onnx',
+      g,
+      [valueInfo('x', ElemType.FLOAT, ['n', 3, 224, 224])],
+      [valueInfo('shape', ElemType.INT64, [4])],
+    );
     await expect(openImageEncoder(p)).rejects.toThrow(/no usable float output; its outputs are shape \(int64 \[4\]\)/);
   });
 
@@ -138,12 +191,37 @@ describe('prh embed', () => {
     let code = -1;
     const program = new Command('prh').exitOverride();
     registerImage(program, (c) => (code = c));
-    const args = ['embed', '--model', model, '--data', data, '--split', 'test', '--out', out, '--on-bad-image', 'skip', '--batch', '4', '--threads', '1', '--no-cache-dir', '--json'];
+    const args = [
+      'embed',
+      '--model',
+      model,
+      '--data',
+      data,
+      '--split',
+      'test',
+      '--out',
+      out,
+      '--on-bad-image',
+      'skip',
+      '--batch',
+      '4',
+      '--threads',
+      '1',
+      '--no-cache-dir',
+      '--json',
+    ];
     await program.parseAsync(args, { from: 'user' });
     spy.mockRestore();
     expect(code).toBe(0);
     const summary = JSON.parse(logs.join('\n'));
-    expect(summary).toMatchObject({ rows: 6, dim: 16, skipped: 1, cached: false, preset: 'dinov2', tensor: 'pooler_output' });
+    expect(summary).toMatchObject({
+      rows: 6,
+      dim: 16,
+      skipped: 1,
+      cached: false,
+      preset: 'dinov2',
+      tensor: 'pooler_output',
+    });
     const file = readEmbeddings(out);
     expect(file.ids).toEqual(['im0', 'im1', 'im2', 'im4', 'im5', 'im6']);
     expect(readImageEmbeddings(out).record.skipped[0].id).toBe('im3');
@@ -153,8 +231,14 @@ describe('prh embed', () => {
   it('rejects bad flags through zod', async () => {
     const program = new Command('prh').exitOverride();
     registerImage(program, () => {});
-    await expect(program.parseAsync(['embed', '--model', model, '--data', data, '--out', join(dir, 'x.txt')], { from: 'user' })).rejects.toThrow(/\.npy or \.safetensors/);
-    await expect(program.parseAsync(['embed', '--model', model, '--data', data, '--out', join(dir, 'x.npy'), '--mean', '1,2'], { from: 'user' })).rejects.toThrow();
+    await expect(
+      program.parseAsync(['embed', '--model', model, '--data', data, '--out', join(dir, 'x.txt')], { from: 'user' }),
+    ).rejects.toThrow(/\.npy or \.safetensors/);
+    await expect(
+      program.parseAsync(['embed', '--model', model, '--data', data, '--out', join(dir, 'x.npy'), '--mean', '1,2'], {
+        from: 'user',
+      }),
+    ).rejects.toThrow();
   });
 });
 
@@ -164,7 +248,11 @@ const mobilenet = join(import.meta.dirname, '..', '..', '..', 'shared', 'models'
 if (!existsSync(mobilenet)) console.warn(`skipping the mobilenet tests: ${mobilenet} is absent`);
 describe.skipIf(!existsSync(mobilenet))('mobilenetv2-12-int8 from ../shared/models', () => {
   it('gives the 1280-d pooled feature through the intermediate-output path', async () => {
-    const enc = await openImageEncoder(mobilenet, { device: 'cpu', threads: 1, overrides: { embedding: { tensor: '464_quantized' } } });
+    const enc = await openImageEncoder(mobilenet, {
+      device: 'cpu',
+      threads: 1,
+      overrides: { embedding: { tensor: '464_quantized' } },
+    });
     expect(enc.spec).toMatchObject({ preset: 'imagenet-cnn', input: 'input', size: 224, resize: 256 });
     const res = await embedImages(enc, listImages(data, 'train'), { batchSize: 2 });
     expect(res.emb.dim).toBe(1280);

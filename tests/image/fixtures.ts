@@ -43,7 +43,12 @@ export function png(width: number, height: number, colorType: 0 | 2 | 4 | 6, dep
 export function quadrants(w: number, h: number, [tl, tr, bl, br]: string[]) {
   const c = createCanvas(w, h);
   const g = c.getContext('2d');
-  for (const [colour, x, y] of [[tl, 0, 0], [tr, w / 2, 0], [bl, 0, h / 2], [br, w / 2, h / 2]] as const) {
+  for (const [colour, x, y] of [
+    [tl, 0, 0],
+    [tr, w / 2, 0],
+    [bl, 0, h / 2],
+    [br, w / 2, h / 2],
+  ] as const) {
     g.fillStyle = colour;
     g.fillRect(x, y, w / 2, h / 2);
   }
@@ -52,7 +57,34 @@ export function quadrants(w: number, h: number, [tl, tr, bl, br]: string[]) {
 
 // The JPEG with an APP1 Exif segment (big-endian TIFF, one IFD0 entry: Orientation) right after SOI.
 export function withExifOrientation(jpeg: Buffer, orientation: number): Buffer {
-  const tiff = Buffer.from([0x4d, 0x4d, 0, 42, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, orientation, 0, 0, 0, 0, 0, 0]);
+  const tiff = Buffer.from([
+    0x4d,
+    0x4d,
+    0,
+    42,
+    0,
+    0,
+    0,
+    8,
+    0,
+    1,
+    0x01,
+    0x12,
+    0,
+    3,
+    0,
+    0,
+    0,
+    1,
+    0,
+    orientation,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+  ]);
   const body = Buffer.concat([Buffer.from('Exif\0\0', 'latin1'), tiff]);
   const len = Buffer.alloc(2);
   len.writeUInt16BE(body.length + 2);
@@ -63,7 +95,13 @@ export function withExifOrientation(jpeg: Buffer, orientation: number): Buffer {
 // hand because nothing at hand encodes grayscale or CMYK JPEGs. CMYK files carry an Adobe APP14 marker and, as
 // Photoshop writes them, store inverted values (255 - ink).
 export function flatJpeg(values: number[], adobe = values.length === 4): Buffer {
-  const seg = (marker: number, body: number[]) => [0xff, marker, (body.length + 2) >> 8, (body.length + 2) & 255, ...body];
+  const seg = (marker: number, body: number[]) => [
+    0xff,
+    marker,
+    (body.length + 2) >> 8,
+    (body.length + 2) & 255,
+    ...body,
+  ];
   const n = values.length;
   const bits: number[] = [];
   const put = (code: number, len: number) => {
@@ -83,7 +121,8 @@ export function flatJpeg(values: number[], adobe = values.length === 4): Buffer 
     scan.push(b, ...(b === 0xff ? [0] : []));
   }
   return Buffer.from([
-    0xff, 0xd8,
+    0xff,
+    0xd8,
     ...(adobe ? seg(0xee, [...Buffer.from('Adobe'), 0, 100, 0, 0, 0, 0, 0]) : []),
     ...seg(0xdb, [0, ...Array(64).fill(1)]),
     ...seg(0xc0, [8, 0, 8, 0, 8, n, ...values.flatMap((_, i) => [i + 1, 0x11, 0])]),
@@ -91,6 +130,7 @@ export function flatJpeg(values: number[], adobe = values.length === 4): Buffer 
     ...seg(0xc4, [0x10, 1, ...Array(15).fill(0), 0]),
     ...seg(0xda, [n, ...values.flatMap((_, i) => [i + 1, 0x00]), 0, 63, 0]),
     ...scan,
-    0xff, 0xd9,
+    0xff,
+    0xd9,
   ]);
 }

@@ -20,9 +20,17 @@ describe('describeImageModel', () => {
     expect(m.features[0].detail).toBe('input of Reshape before the classifier (MatMul)');
     expect(() => describeImageModel(join(root, 'nope.onnx'))).toThrow(InputError);
   });
-  it.skipIf(!existsSync(mobilenet))('MobileNetV2 int8 (../shared/models): the 1,280-d pooled feature 464_quantized before the classifier', () => {
-    const m = describeImageModel(mobilenet);
-    expect(m).toMatchObject({ preset: 'imagenet-cnn', outputs: [{ name: 'output', detail: 'output (float32 [batch_size, 1000])' }] });
-    expect(m.features).toEqual([{ name: '464_quantized', detail: 'input of Reshape before the classifier (QLinearGlobalAveragePool)' }]);
-  });
+  it.skipIf(!existsSync(mobilenet))(
+    'MobileNetV2 int8 (../shared/models): the 1,280-d pooled feature 464_quantized before the classifier',
+    () => {
+      const m = describeImageModel(mobilenet);
+      expect(m).toMatchObject({
+        preset: 'imagenet-cnn',
+        outputs: [{ name: 'output', detail: 'output (float32 [batch_size, 1000])' }],
+      });
+      expect(m.features).toEqual([
+        { name: '464_quantized', detail: 'input of Reshape before the classifier (QLinearGlobalAveragePool)' },
+      ]);
+    },
+  );
 });

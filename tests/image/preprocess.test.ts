@@ -20,8 +20,15 @@ const file = (name: string, bytes: Buffer): string => {
 
 // Fed at its own size (resize = size = image side), the draw is a 1:1 copy, so normalisation can be checked exactly.
 const spec = (over: Partial<ImageSpec> = {}): ImageSpec => ({
-  preset: 'custom', input: 'x', size: 16, resize: 16, interpolation: 'bicubic',
-  mean: [0.485, 0.456, 0.406], std: [0.229, 0.224, 0.225], channels: 'rgb', range: '0-1',
+  preset: 'custom',
+  input: 'x',
+  size: 16,
+  resize: 16,
+  interpolation: 'bicubic',
+  mean: [0.485, 0.456, 0.406],
+  std: [0.229, 0.224, 0.225],
+  channels: 'rgb',
+  range: '0-1',
   embedding: { tensor: 'y', pool: 'none', prefixTokens: 0 },
   ...over,
 });
@@ -51,14 +58,24 @@ describe('normalisation against numpy (tests/image/reference.py)', () => {
 
   it('16-bit RGB PNG, RGBA PNG and lossless WebP give the same pixels', async () => {
     const want = await preprocessFile(patternPng, spec());
-    const deep = file('pattern16.png', png(16, 16, 2, 16, golden.pixels.map((v) => v * 257)));
+    const deep = file(
+      'pattern16.png',
+      png(
+        16,
+        16,
+        2,
+        16,
+        golden.pixels.map((v) => v * 257),
+      ),
+    );
     const alpha = file('pattern-rgba.png', png(16, 16, 6, 8, rgba()));
     const c = createCanvas(16, 16);
     const img = c.getContext('2d').createImageData(16, 16);
     img.data.set(rgba());
     c.getContext('2d').putImageData(img, 0, 0);
     const webp = file('pattern.webp', await c.encode('webp', 100));
-    for (const f of [deep, alpha, webp]) expect(maxAbsDiff(await preprocessFile(f, spec()), want), f).toBeLessThan(1e-6);
+    for (const f of [deep, alpha, webp])
+      expect(maxAbsDiff(await preprocessFile(f, spec()), want), f).toBeLessThan(1e-6);
   });
 });
 
@@ -67,9 +84,28 @@ describe('colour types', () => {
 
   it('grayscale (8- and 16-bit) is replicated into R, G and B', async () => {
     const gray = Array.from({ length: 256 }, (_, i) => i);
-    for (const f of [file('gray8.png', png(16, 16, 0, 8, gray)), file('gray16.png', png(16, 16, 0, 16, gray.map((v) => v * 257)))]) {
+    for (const f of [
+      file('gray8.png', png(16, 16, 0, 8, gray)),
+      file(
+        'gray16.png',
+        png(
+          16,
+          16,
+          0,
+          16,
+          gray.map((v) => v * 257),
+        ),
+      ),
+    ]) {
       const x = await preprocessFile(f, unit);
-      for (let c = 0; c < 3; c++) expect(maxAbsDiff(x.subarray(c * 256, (c + 1) * 256), gray.map((v) => v / 255)), f).toBeLessThan(1e-6);
+      for (let c = 0; c < 3; c++)
+        expect(
+          maxAbsDiff(
+            x.subarray(c * 256, (c + 1) * 256),
+            gray.map((v) => v / 255),
+          ),
+          f,
+        ).toBeLessThan(1e-6);
     }
   });
 
@@ -87,11 +123,24 @@ describe('colour types', () => {
   });
 
   it('transparent pixels are composited over white, opaque ones kept', async () => {
-    const f = file('half-transparent.png', png(16, 16, 6, 8, rgba((i) => (i % 16 < 8 ? 0 : 255))));
+    const f = file(
+      'half-transparent.png',
+      png(
+        16,
+        16,
+        6,
+        8,
+        rgba((i) => (i % 16 < 8 ? 0 : 255)),
+      ),
+    );
     const x = await preprocessFile(f, unit);
     for (let c = 0; c < 3; c++)
-      for (let i = 0; i < 256; i++) expect(x[c * 256 + i]).toBeCloseTo(i % 16 < 8 ? 1 : golden.pixels[3 * i + c] / 255, 6);
-    const ga = file('gray-alpha.png', png(16, 16, 4, 8, Array.from({ length: 256 }, (_, i) => [40, i < 128 ? 0 : 255]).flat()));
+      for (let i = 0; i < 256; i++)
+        expect(x[c * 256 + i]).toBeCloseTo(i % 16 < 8 ? 1 : golden.pixels[3 * i + c] / 255, 6);
+    const ga = file(
+      'gray-alpha.png',
+      png(16, 16, 4, 8, Array.from({ length: 256 }, (_, i) => [40, i < 128 ? 0 : 255]).flat()),
+    );
     const y = await preprocessFile(ga, unit);
     expect(y[0]).toBeCloseTo(1, 6);
     expect(y[255]).toBeCloseTo(40 / 255, 6);
@@ -100,10 +149,19 @@ describe('colour types', () => {
 
 describe('EXIF orientation (applied by the decoder)', () => {
   // Stored 32x16: TL red, TR green, BL blue, BR white; expected displayed corners per EXIF orientation 1..8.
-  const R = [255, 0, 0], G = [0, 255, 0], B = [0, 0, 255], W = [255, 255, 255];
+  const R = [255, 0, 0],
+    G = [0, 255, 0],
+    B = [0, 0, 255],
+    W = [255, 255, 255];
   const expected: Record<number, number[][]> = {
-    1: [R, G, B, W], 2: [G, R, W, B], 3: [W, B, G, R], 4: [B, W, R, G],
-    5: [R, B, G, W], 6: [B, R, W, G], 7: [W, G, B, R], 8: [G, W, R, B],
+    1: [R, G, B, W],
+    2: [G, R, W, B],
+    3: [W, B, G, R],
+    4: [B, W, R, G],
+    5: [R, B, G, W],
+    6: [B, R, W, G],
+    7: [W, G, B, R],
+    8: [G, W, R, B],
   };
   const jpeg = quadrants(32, 16, ['#ff0000', '#00ff00', '#0000ff', '#ffffff']).toBuffer('image/jpeg');
 
@@ -116,7 +174,9 @@ describe('EXIF orientation (applied by the decoder)', () => {
       c.getContext('2d').drawImage(img, 0, 0);
       const px = (x: number, y: number) => [...c.getContext('2d').getImageData(x, y, 1, 1).data.slice(0, 3)];
       const corners = [px(w / 4, h / 4), px((3 * w) / 4, h / 4), px(w / 4, (3 * h) / 4), px((3 * w) / 4, (3 * h) / 4)];
-      corners.forEach((got, i) => got.forEach((v, ch) => expect(Math.abs(v - expected[o][i][ch]), `corner ${i}`).toBeLessThan(24)));
+      corners.forEach((got, i) =>
+        got.forEach((v, ch) => expect(Math.abs(v - expected[o][i][ch]), `corner ${i}`).toBeLessThan(24)),
+      );
     });
   }
 

@@ -5,7 +5,17 @@ import * as ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../engine/errors';
 import { openImageEncoder } from '../../engine/image';
-import { VIT_S14, VitConfig, type VitWeights, blockOutputName, buildVitOnnx, decodeModel, describeModel, randomVitWeights, vitWeightShapes } from '../../engine/models/onnx';
+import {
+  VIT_S14,
+  VitConfig,
+  type VitWeights,
+  blockOutputName,
+  buildVitOnnx,
+  decodeModel,
+  describeModel,
+  randomVitWeights,
+  vitWeightShapes,
+} from '../../engine/models/onnx';
 
 // A tiny HF-Dinov2 ViT, its weights and input drawn in numpy, its outputs computed by a torch transcription of
 // modeling_dinov2.py (tests/image/reference.py golden).
@@ -18,7 +28,9 @@ const golden = JSON.parse(readFileSync(join(import.meta.dirname, 'dinov2-golden.
   pooler_output_tanh_gelu: number[];
   block0: number[];
 };
-const weights: VitWeights = Object.fromEntries(Object.entries(golden.weights).map(([k, v]) => [k, Float32Array.from(v)]));
+const weights: VitWeights = Object.fromEntries(
+  Object.entries(golden.weights).map(([k, v]) => [k, Float32Array.from(v)]),
+);
 const cfg = VitConfig.parse(golden.config);
 const dir = mkdtempSync(join(tmpdir(), 'prh-vit-'));
 
@@ -74,7 +86,11 @@ describe('DINOv2-layout ViT built with onnx-proto', () => {
     const other = randomVitWeights(cfg, 3);
     const x = new ort.Tensor('float32', Float32Array.from(golden.input), [2, 3, 8, 8]);
     const run = async (bytes: Uint8Array) => (await ort.InferenceSession.create(bytes)).run({ pixel_values: x });
-    const [a, b, ab] = [await run(buildVitOnnx(cfg, weights)), await run(buildVitOnnx(cfg, other)), await run(buildVitOnnx(cfg, [weights, other]))];
+    const [a, b, ab] = [
+      await run(buildVitOnnx(cfg, weights)),
+      await run(buildVitOnnx(cfg, other)),
+      await run(buildVitOnnx(cfg, [weights, other])),
+    ];
     expect(ab.last_hidden_state.dims).toEqual([2, 5, 16]);
     const [A, B, AB] = [a, b, ab].map((r) => r.last_hidden_state.data as Float32Array);
     for (let row = 0; row < 2 * 5; row++) {
@@ -87,22 +103,41 @@ describe('DINOv2-layout ViT built with onnx-proto', () => {
     // a head over 2·D = 16 features (CLS only, R = 1): output j = 1 + the sum of member 1's CLS (j = 1) or member 0's (j = 0)
     const pool = new Float32Array(5).fill(0);
     pool[0] = 1;
-    const weight = Float32Array.from({ length: 16 * 2 }, (_, q) => (Math.floor(q / 2) < 8 ? +(q % 2 === 0) : +(q % 2 === 1)));
-    const headed = await run(buildVitOnnx(cfg, [weights, other], { pool, weight, bias: Float32Array.of(1, 1), dims: 2 }));
+    const weight = Float32Array.from({ length: 16 * 2 }, (_, q) =>
+      Math.floor(q / 2) < 8 ? +(q % 2 === 0) : +(q % 2 === 1),
+    );
+    const headed = await run(
+      buildVitOnnx(cfg, [weights, other], { pool, weight, bias: Float32Array.of(1, 1), dims: 2 }),
+    );
     const cls = (t: Float32Array, from: number) => t.subarray(from, from + 8).reduce((s, v) => s + v, 0);
     expect((headed.pooler_output.data as Float32Array)[0]).toBeCloseTo(1 + cls(A, 0), 4);
     expect((headed.pooler_output.data as Float32Array)[1]).toBeCloseTo(1 + cls(B, 0), 4);
     // each member's weights under its own prefix; a head sized for one member does not fit two
-    const inits = new Set(decodeModel(buildVitOnnx(cfg, [weights, other]), 'pair').graph!.initializer!.map((t) => t.name));
-    expect(inits.has('member0.layernorm.weight') && inits.has('member1.encoder.layer.0.mlp.fc1.weight') && !inits.has('layernorm.weight')).toBe(true);
-    expect(() => buildVitOnnx(cfg, [weights, other], { pool, weight: weight.subarray(0, 16), bias: Float32Array.of(1, 1), dims: 2 })).toThrow(/do not fit 5 tokens x 16 to 2/);
+    const inits = new Set(
+      decodeModel(buildVitOnnx(cfg, [weights, other]), 'pair').graph!.initializer!.map((t) => t.name),
+    );
+    expect(
+      inits.has('member0.layernorm.weight') &&
+        inits.has('member1.encoder.layer.0.mlp.fc1.weight') &&
+        !inits.has('layernorm.weight'),
+    ).toBe(true);
+    expect(() =>
+      buildVitOnnx(cfg, [weights, other], {
+        pool,
+        weight: weight.subarray(0, 16),
+        bias: Float32Array.of(1, 1),
+        dims: 2,
+      }),
+    ).toThrow(/do not fit 5 tokens x 16 to 2/);
   });
 
   it('rejects missing or mis-sized weights by name', () => {
     const { ['encoder.layer.1.mlp.fc2.bias']: _, ...missing } = weights;
     expect(() => buildVitOnnx(cfg, missing)).toThrow(/missing 1 tensor.*encoder\.layer\.1\.mlp\.fc2\.bias/);
     expect(() => buildVitOnnx(cfg, { ...weights, 'layernorm.weight': new Float32Array(3) })).toThrow(InputError);
-    expect(() => buildVitOnnx(cfg, { ...weights, 'layernorm.weight': new Float32Array(3) })).toThrow(/layernorm\.weight: expected 8 values for shape \[8\], got 3/);
+    expect(() => buildVitOnnx(cfg, { ...weights, 'layernorm.weight': new Float32Array(3) })).toThrow(
+      /layernorm\.weight: expected 8 values for shape \[8\], got 3/,
+    );
   });
 });
 
@@ -115,7 +150,14 @@ describe('the dinov2 preset and embedding selections on the same model', () => {
 
   it('detects the HF layout and reads pooler_output', async () => {
     const enc = await openImageEncoder(model, { device: 'cpu' });
-    expect(enc.spec).toMatchObject({ preset: 'dinov2', input: 'pixel_values', size: 8, resize: 9, interpolation: 'bicubic', channels: 'rgb' });
+    expect(enc.spec).toMatchObject({
+      preset: 'dinov2',
+      input: 'pixel_values',
+      size: 8,
+      resize: 9,
+      interpolation: 'bicubic',
+      channels: 'rgb',
+    });
     expect(enc.spec.embedding).toEqual({ tensor: 'pooler_output', pool: 'none', prefixTokens: 1 });
     const out = await enc.encode(x, 2);
     expect(out.dim).toBe(D);
@@ -124,10 +166,16 @@ describe('the dinov2 preset and embedding selections on the same model', () => {
   });
 
   it('CLS row and patch mean of last_hidden_state', async () => {
-    const cls = await openImageEncoder(model, { device: 'cpu', overrides: { embedding: { tensor: 'last_hidden_state' } } });
+    const cls = await openImageEncoder(model, {
+      device: 'cpu',
+      overrides: { embedding: { tensor: 'last_hidden_state' } },
+    });
     expect(cls.spec.embedding.pool).toBe('cls'); // a [N, T, D] output named without a pool gives its CLS row
     expect(maxAbsDiff((await cls.encode(x, 2)).data, golden.pooler_output)).toBeLessThan(1e-5);
-    const mean = await openImageEncoder(model, { device: 'cpu', overrides: { embedding: { tensor: 'last_hidden_state', pool: 'mean-patches' } } });
+    const mean = await openImageEncoder(model, {
+      device: 'cpu',
+      overrides: { embedding: { tensor: 'last_hidden_state', pool: 'mean-patches' } },
+    });
     const want = Array.from({ length: 2 * D }, (_, k) => {
       const [n, d] = [Math.floor(k / D), k % D];
       let s = 0;
@@ -138,7 +186,10 @@ describe('the dinov2 preset and embedding selections on the same model', () => {
   });
 
   it('an intermediate tensor (hidden states after block 0) is exposed as an output', async () => {
-    const enc = await openImageEncoder(model, { device: 'cpu', overrides: { embedding: { tensor: blockOutputName(0), pool: 'none' } } });
+    const enc = await openImageEncoder(model, {
+      device: 'cpu',
+      overrides: { embedding: { tensor: blockOutputName(0), pool: 'none' } },
+    });
     const out = await enc.encode(x, 2);
     expect(out.dim).toBe(T * D);
     expect(maxAbsDiff(out.data, golden.block0)).toBeLessThan(1e-5);

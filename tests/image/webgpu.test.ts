@@ -22,7 +22,7 @@ writeFileSync(vit, buildVitOnnx(cfg, randomVitWeights(cfg, 3)));
 // n images of side s, values in [0, 1], from a fixed LCG (deterministic, not all equal).
 function pixels(n: number, s: number): Float32Array {
   let x = 12345;
-  return Float32Array.from({ length: n * 3 * s * s }, () => ((x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31));
+  return Float32Array.from({ length: n * 3 * s * s }, () => (x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
 }
 
 async function both(model: string, n: number): Promise<{ gpu: ImageEncoder; diff: number; dim: number }> {
@@ -30,7 +30,8 @@ async function both(model: string, n: number): Promise<{ gpu: ImageEncoder; diff
   const gpu = await openImageEncoder(model, { preset: 'dinov2', device: 'webgpu', threads: 1, log: () => {} });
   try {
     const x = pixels(n, cpu.spec.size);
-    const a = await cpu.encode(x, n), b = await gpu.encode(x, n);
+    const a = await cpu.encode(x, n),
+      b = await gpu.encode(x, n);
     expect(b.dim).toBe(a.dim);
     return { gpu, diff: a.data.reduce((m, v, i) => Math.max(m, Math.abs(v - b.data[i])), 0), dim: a.dim };
   } finally {
@@ -71,7 +72,11 @@ describe.skipIf(missing)(`onnxruntime WebGPU EP on SwiftShader${missing ? ` (ski
   it('prh embed --device webgpu stores the adapter with the embedding record', async () => {
     const data = join(dir, 'photos');
     mkdirSync(data);
-    for (let i = 0; i < 3; i++) writeFileSync(join(data, `p${i}.png`), quadrants(32, 32, ['red', 'green', 'blue', `#${i}${i}${i}`]).toBuffer('image/png'));
+    for (let i = 0; i < 3; i++)
+      writeFileSync(
+        join(data, `p${i}.png`),
+        quadrants(32, 32, ['red', 'green', 'blue', `#${i}${i}${i}`]).toBuffer('image/png'),
+      );
     const out = join(dir, 'out.npy');
     const logs: string[] = [];
     const spy = vi.spyOn(console, 'log').mockImplementation((s: string) => void logs.push(s));
@@ -80,7 +85,24 @@ describe.skipIf(missing)(`onnxruntime WebGPU EP on SwiftShader${missing ? ` (ski
     const program = new Command('prh').exitOverride();
     registerImage(program, (c) => (code = c));
     try {
-      await program.parseAsync(['embed', '--model', vit, '--data', data, '--out', out, '--device', 'webgpu', '--batch', '2', '--no-cache-dir', '--json'], { from: 'user' });
+      await program.parseAsync(
+        [
+          'embed',
+          '--model',
+          vit,
+          '--data',
+          data,
+          '--out',
+          out,
+          '--device',
+          'webgpu',
+          '--batch',
+          '2',
+          '--no-cache-dir',
+          '--json',
+        ],
+        { from: 'user' },
+      );
     } finally {
       spy.mockRestore();
       err.mockRestore();

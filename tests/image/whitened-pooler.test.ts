@@ -9,9 +9,19 @@ import { applyPooler, fitPooler, fitWhitening, pooledFeatures, regionPool } from
 import { buildVitOnnx, randomVitWeights, type VitConfigInput } from '../../engine/models/onnx';
 
 const golden = JSON.parse(readFileSync(join(import.meta.dirname, 'pooler-golden.json'), 'utf8')) as {
-  n: number; patchGrid: number; grid: number; D: number; k: number; tokens: number[]; features: number[]; eigenvalues: number[]; P: number[]; q: number[];
+  n: number;
+  patchGrid: number;
+  grid: number;
+  D: number;
+  k: number;
+  tokens: number[];
+  features: number[];
+  eigenvalues: number[];
+  P: number[];
+  q: number[];
 };
-const maxAbs = (a: ArrayLike<number>, b: ArrayLike<number>) => Array.from(a).reduce((m, x, i) => Math.max(m, Math.abs(x - b[i])), 0);
+const maxAbs = (a: ArrayLike<number>, b: ArrayLike<number>) =>
+  Array.from(a).reduce((m, x, i) => Math.max(m, Math.abs(x - b[i])), 0);
 
 describe('whitened pooler', () => {
   const { n, patchGrid, grid, D, k } = golden;
@@ -21,7 +31,8 @@ describe('whitened pooler', () => {
   it('pools the CLS and the region means as numpy does', () => {
     const pool = regionPool(patchGrid, grid); // [T, 1 + grid²]
     const R = 1 + grid * grid;
-    for (let r = 0; r < R; r++) expect(Array.from({ length: T }, (_, t) => pool[t * R + r]).reduce((a, b) => a + b)).toBeCloseTo(1, 12);
+    for (let r = 0; r < R; r++)
+      expect(Array.from({ length: T }, (_, t) => pool[t * R + r]).reduce((a, b) => a + b)).toBeCloseTo(1, 12);
     expect(pool[0]).toBe(1);
     const f = pooledFeatures(tokens, n, T, D, pool);
     expect(f.cols).toBe(D * R);
@@ -34,33 +45,56 @@ describe('whitened pooler', () => {
     const { weight, bias, eigenvalues } = await fitWhitening(f, k);
     const m = f.cols;
     expect(maxAbs(eigenvalues, golden.eigenvalues) / golden.eigenvalues[0]).toBeLessThan(1e-9);
-    const P = new Float64Array(m * m), q = new Float64Array(m);
-    for (let a = 0; a < m; a++) for (let b = 0; b < m; b++) for (let j = 0; j < k; j++) P[a * m + b] += weight[a * k + j] * weight[b * k + j];
+    const P = new Float64Array(m * m),
+      q = new Float64Array(m);
+    for (let a = 0; a < m; a++)
+      for (let b = 0; b < m; b++) for (let j = 0; j < k; j++) P[a * m + b] += weight[a * k + j] * weight[b * k + j];
     for (let a = 0; a < m; a++) for (let j = 0; j < k; j++) q[a] += bias[j] * weight[a * k + j];
     const scale = Math.max(...golden.P.map(Math.abs));
     expect(maxAbs(P, golden.P) / scale).toBeLessThan(1e-9);
     expect(maxAbs(q, golden.q) / Math.max(...golden.q.map(Math.abs))).toBeLessThan(1e-9);
     // Y = F W + b: mean 0, covariance I_k
     const Y = new Float64Array(n * k);
-    for (let i = 0; i < n; i++) for (let j = 0; j < k; j++) { let s = bias[j]; for (let a = 0; a < m; a++) s += f.data[i * m + a] * weight[a * k + j]; Y[i * k + j] = s; }
-    for (let j = 0; j < k; j++) for (let l = 0; l < k; l++) {
-      let c = 0, mj = 0;
-      for (let i = 0; i < n; i++) { c += Y[i * k + j] * Y[i * k + l]; mj += Y[i * k + j]; }
-      expect(Math.abs(mj / n)).toBeLessThan(1e-9);
-      expect(Math.abs(c / (n - 1) - (j === l ? 1 : 0))).toBeLessThan(1e-9);
-    }
+    for (let i = 0; i < n; i++)
+      for (let j = 0; j < k; j++) {
+        let s = bias[j];
+        for (let a = 0; a < m; a++) s += f.data[i * m + a] * weight[a * k + j];
+        Y[i * k + j] = s;
+      }
+    for (let j = 0; j < k; j++)
+      for (let l = 0; l < k; l++) {
+        let c = 0,
+          mj = 0;
+        for (let i = 0; i < n; i++) {
+          c += Y[i * k + j] * Y[i * k + l];
+          mj += Y[i * k + j];
+        }
+        expect(Math.abs(mj / n)).toBeLessThan(1e-9);
+        expect(Math.abs(c / (n - 1) - (j === l ? 1 : 0))).toBeLessThan(1e-9);
+      }
   });
 
   it('refuses more directions than the fit rows carry, naming the counts', async () => {
     const f = { rows: 4, cols: 10, data: Float64Array.from({ length: 40 }, (_, i) => Math.sin(i)) };
     await expect(fitWhitening(f, 5)).rejects.toThrow(InputError);
-    await expect(fitWhitening(f, 5)).rejects.toThrow(/5 whitened directions from 4 renders of 10 features \(at most 3\)/);
+    await expect(fitWhitening(f, 5)).rejects.toThrow(
+      /5 whitened directions from 4 renders of 10 features \(at most 3\)/,
+    );
     const flat = { rows: 6, cols: 4, data: Float64Array.from({ length: 24 }, (_, i) => (i % 4 === 0 ? i : 1)) }; // rank 1
     await expect(fitWhitening(flat, 3)).rejects.toThrow(/only 1 of the 3 directions carry variance/);
   });
 
   it('the ONNX graph with the head computes the JS head on its own tokens (and its output is dims wide)', async () => {
-    const cfg: VitConfigInput = { imageSize: 16, patchSize: 4, hidden: 8, depth: 1, heads: 2, mlp: 16, gelu: 'tanh', layerNormEps: 1e-5 };
+    const cfg: VitConfigInput = {
+      imageSize: 16,
+      patchSize: 4,
+      hidden: 8,
+      depth: 1,
+      heads: 2,
+      mlp: 16,
+      gelu: 'tanh',
+      layerNormEps: 1e-5,
+    };
     const w = randomVitWeights(cfg as Required<VitConfigInput>, 7);
     const N = 24;
     const px = Float32Array.from({ length: N * 3 * 16 * 16 }, (_, i) => Math.sin(i * 0.37) + 0.3 * Math.cos(i * 1.3));

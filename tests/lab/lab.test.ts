@@ -9,7 +9,14 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { RunConfig } from '../../shared/runs';
 import type { MatchResult } from '../../shared/api';
 import type { TableSpec } from '../../shared/tables';
-import { datasetGallery, exportBundle, exportTable, inspectPhotoViews, listDatasets, runLabTask } from '../../engine/api/lab';
+import {
+  datasetGallery,
+  exportBundle,
+  exportTable,
+  inspectPhotoViews,
+  listDatasets,
+  runLabTask,
+} from '../../engine/api/lab';
 import { generateWorld, readDataset } from '../../engine/data';
 import { ownCaptions, topMatches } from '../../engine/experiment';
 import type { OwnSummary } from '../../engine/cli/match';
@@ -30,7 +37,10 @@ describe('datasets and gallery', () => {
   it('lists the default world (not generated) first, then dataset folders', () => {
     mkdirSync(join(home, 'datasets', 'not-a-dataset'), { recursive: true });
     const list = listDatasets(home);
-    expect(list.map((d) => [d.path, d.exists])).toEqual([[join(home, 'datasets', 'world-paper-like'), false], [world, true]]);
+    expect(list.map((d) => [d.path, d.exists])).toEqual([
+      [join(home, 'datasets', 'world-paper-like'), false],
+      [world, true],
+    ]);
     expect(list[1].counts).toEqual({ train: 40, val: 24, test: 24 });
     expect(list[1].source).toBe('world');
   });
@@ -70,13 +80,20 @@ describe('view inspector', () => {
     // Same seed, same views; another seed, other views.
     expect(await inspectPhotoViews({ path: world, photo, seed: 3 }, null)).toEqual(v);
     expect((await inspectPhotoViews({ path: world, photo, seed: 4 }, null)).good).not.toEqual(v.good);
-    await expect(inspectPhotoViews({ path: world, photo: 'nope', seed: 0 }, null)).rejects.toThrow(/no photo with id "nope"/);
+    await expect(inspectPhotoViews({ path: world, photo: 'nope', seed: 0 }, null)).rejects.toThrow(
+      /no photo with id "nope"/,
+    );
   });
 });
 
 describe('exports', () => {
   const table: TableSpec = {
-    id: 'arms', title: 'Arms', columns: [{ key: 'arm', label: 'Arm' }, { key: 'r1', label: 'R@1', format: 'ci' }],
+    id: 'arms',
+    title: 'Arms',
+    columns: [
+      { key: 'arm', label: 'Arm' },
+      { key: 'r1', label: 'R@1', format: 'ci' },
+    ],
     rows: [{ arm: 'good', r1: { value: 0.25, lo: 0.2, hi: 0.3 } }],
   };
   it('writes a table as CSV / LaTeX / Markdown and keeps a copy in the run report, never over a file there', () => {
@@ -84,7 +101,11 @@ describe('exports', () => {
     mkdirSync(join(run.dir, 'report', 'exports'), { recursive: true });
     writeFileSync(join(run.dir, 'report', 'arms.csv'), 'as the run wrote it');
     const csv = exportTable({ table, format: 'csv' }, run);
-    expect(csv).toMatchObject({ filename: 'run-x.arms.csv', mime: 'text/csv', savedTo: join(run.dir, 'report', 'exports', 'arms.csv') });
+    expect(csv).toMatchObject({
+      filename: 'run-x.arms.csv',
+      mime: 'text/csv',
+      savedTo: join(run.dir, 'report', 'exports', 'arms.csv'),
+    });
     expect(Buffer.from(csv.base64, 'base64').toString()).toBe(tableToCsv(table));
     expect(readFileSync(csv.savedTo!, 'utf8')).toBe(tableToCsv(table));
     expect(readFileSync(join(run.dir, 'report', 'arms.csv'), 'utf8')).toBe('as the run wrote it');
@@ -93,13 +114,20 @@ describe('exports', () => {
     const other = exportTable({ table: { ...table, rows: [] }, format: 'csv' }, run);
     expect(other.savedTo).toBe(join(run.dir, 'report', 'exports', 'arms-2.csv'));
     expect(readFileSync(csv.savedTo!, 'utf8')).toBe(tableToCsv(table));
-    expect(Buffer.from(exportTable({ table, format: 'latex' }, null).base64, 'base64').toString()).toContain('0.250 {\\scriptsize [0.200, 0.300]}');
+    expect(Buffer.from(exportTable({ table, format: 'latex' }, null).base64, 'base64').toString()).toContain(
+      '0.250 {\\scriptsize [0.200, 0.300]}',
+    );
     expect(exportTable({ table, format: 'md' }, null).filename).toBe('arms.md');
-    expect(() => exportTable({ table: { ...table, rows: [{ arm: 'x', r1: 3 }] }, format: 'csv' }, null)).toThrow(/format ci/);
+    expect(() => exportTable({ table: { ...table, rows: [{ arm: 'x', r1: 3 }] }, format: 'csv' }, null)).toThrow(
+      /format ci/,
+    );
   });
   it('ranks a pool by cosine, best first, skipping NaN', () => {
     const pool = { captions: ['a', 'b', 'c', 'd'], photos: ['p', 'q', 'r', null] };
-    expect(topMatches([0.1, NaN, 0.9, 0.5], pool, 2)).toEqual([{ caption: 'c', cosine: 0.9, photo: 'r' }, { caption: 'd', cosine: 0.5, photo: null }]);
+    expect(topMatches([0.1, NaN, 0.9, 0.5], pool, 2)).toEqual([
+      { caption: 'c', cosine: 0.9, photo: 'r' },
+      { caption: 'd', cosine: 0.5, photo: null },
+    ]);
   });
   it('lists each photo once at its best caption when asked; captions without a photo stand alone', () => {
     const pool = { captions: ['a', 'b', 'c', 'd', 'e'], photos: ['p', 'p', 'q', null, null] };
@@ -111,12 +139,32 @@ describe('exports', () => {
   it("ranks a dataset photo's own captions in the pool, ties against it, NaN as unranked", () => {
     const pool = { photos: ['p', 'q', 'p', 'r', 'p'], fromDataset: true };
     const p = { id: 'p', split: 'test' };
-    expect(ownCaptions([0.9, 0.5, 0.5, 0.7, NaN], pool, p)).toEqual({ photo: 'p', split: 'test', ranks: [1, 4, null], photoRank: 1 });
+    expect(ownCaptions([0.9, 0.5, 0.5, 0.7, NaN], pool, p)).toEqual({
+      photo: 'p',
+      split: 'test',
+      ranks: [1, 4, null],
+      photoRank: 1,
+    });
     expect(ownCaptions([0.1, 0.5, 0.5, 0.7, 0.2], pool, null)).toBeNull();
-    expect(ownCaptions([0.1, 0.5, 0.5, 0.7, 0.2], pool, { id: 'z', split: 'train' })).toEqual({ photo: 'z', split: 'train', ranks: null, photoRank: null });
-    expect(ownCaptions([0.9, 0.5, 0.5, 0.7, 0.2], { ...pool, fromDataset: false }, p)).toEqual({ photo: 'p', split: 'test', ranks: null, photoRank: null });
+    expect(ownCaptions([0.1, 0.5, 0.5, 0.7, 0.2], pool, { id: 'z', split: 'train' })).toEqual({
+      photo: 'z',
+      split: 'train',
+      ranks: null,
+      photoRank: null,
+    });
+    expect(ownCaptions([0.9, 0.5, 0.5, 0.7, 0.2], { ...pool, fromDataset: false }, p)).toEqual({
+      photo: 'p',
+      split: 'test',
+      ranks: null,
+      photoRank: null,
+    });
     // The photo ranks by its best caption (.5) among photos: r (.7) above, q (.5) ties against it.
-    expect(ownCaptions([0.1, 0.5, 0.5, 0.7, 0.2], pool, p)).toEqual({ photo: 'p', split: 'test', ranks: [5, 3, 4], photoRank: 3 });
+    expect(ownCaptions([0.1, 0.5, 0.5, 0.7, 0.2], pool, p)).toEqual({
+      photo: 'p',
+      split: 'test',
+      ranks: [5, 3, 4],
+      photoRank: 3,
+    });
     expect(ownCaptions([NaN, 0.5, NaN, 0.7, NaN], pool, p)?.photoRank).toBeNull();
   });
 });
@@ -128,19 +176,32 @@ describe('image drop on a finished experiment', () => {
     writeFileSync(vit, buildVitOnnx(cfg, randomVitWeights(cfg, 0)));
     const store = new RunStore(join(home, 'runs'));
     const scheduler = new Scheduler(store, { concurrency: 1, worker: workerCommand() });
-    const { id } = store.create(RunConfig.parse({
-      kind: 'experiment', version: 1, data: world, image: { model: vit }, arms: ['good', 'ntp'], seeds: [0],
-      train: { epochs: 1, batch: 16, slices: 64 }, eval: { bootstrap: 100, sweepCounts: [10], sweepRepeats: 1 },
-    }));
+    const { id } = store.create(
+      RunConfig.parse({
+        kind: 'experiment',
+        version: 1,
+        data: world,
+        image: { model: vit },
+        arms: ['good', 'ntp'],
+        seeds: [0],
+        train: { epochs: 1, batch: 16, slices: 64 },
+        eval: { bootstrap: 100, sweepCounts: [10], sweepRepeats: 1 },
+      }),
+    );
     scheduler.submit(id);
     await scheduler.idle();
     expect(store.get(id).error).toBeNull();
     const dir = store.dir(id);
     const ds = readDataset(world);
-    const trainPhoto = ds.images.find((im) => im.split === 'train')!, testPhoto = ds.images.find((im) => im.split === 'test')!;
+    const trainPhoto = ds.images.find((im) => im.split === 'train')!,
+      testPhoto = ds.images.find((im) => im.split === 'test')!;
     const bytes = (im: typeof trainPhoto) => readFileSync(join(world, 'images', im.file!)).toString('base64');
-    const images = [{ name: 'scene.png', base64: bytes(trainPhoto) }, { name: 'notes.txt', base64: Buffer.from('hello').toString('base64') }];
-    const matchImages = async (imgs: typeof images, perPhoto = false) => (await runLabTask({ task: 'match', runDir: dir, images: imgs, pool: 'test', topK: 3, perPhoto })) as MatchResult;
+    const images = [
+      { name: 'scene.png', base64: bytes(trainPhoto) },
+      { name: 'notes.txt', base64: Buffer.from('hello').toString('base64') },
+    ];
+    const matchImages = async (imgs: typeof images, perPhoto = false) =>
+      (await runLabTask({ task: 'match', runDir: dir, images: imgs, pool: 'test', topK: 3, perPhoto })) as MatchResult;
     const r = await matchImages(images);
     expect(r.pool).toMatchObject({ size: 24 * 5, photos: 24 });
     expect(r.arms.map((a) => a.arm)).toEqual(['good', 'ntp']);
@@ -154,14 +215,18 @@ describe('image drop on a finished experiment', () => {
       expect(readdirSync(join(dir, 'final', `${a.arm}-s0`)).some((f) => /^pool-[0-9a-f]{16}\.npy$/.test(f))).toBe(true);
     }
     // A training photo is recognised as the dataset's own, but its captions are not in the test pool.
-    for (const a of r.arms) expect(a.images[0].own).toEqual({ photo: trainPhoto.id, split: 'train', ranks: null, photoRank: null });
+    for (const a of r.arms)
+      expect(a.images[0].own).toEqual({ photo: trainPhoto.id, split: 'train', ranks: null, photoRank: null });
     // A test photo's 5 own captions are ranked among the 120 test captions, consistent with its top 3.
     const t = await matchImages([{ name: 'test-scene.png', base64: bytes(testPhoto) }]);
     for (const a of t.arms) {
       const own = a.images[0].own!;
       expect(own.photo).toBe(testPhoto.id);
       expect(own.ranks).toHaveLength(5);
-      for (const k of own.ranks!) expect(k).toBeGreaterThanOrEqual(1), expect(k).toBeLessThanOrEqual(120);
+      for (const k of own.ranks!) {
+        expect(k).toBeGreaterThanOrEqual(1);
+        expect(k).toBeLessThanOrEqual(120);
+      }
       const inTop = a.images[0].top.filter((m) => m.photo === testPhoto.id).length;
       expect(own.ranks!.filter((k) => k! <= 3).length).toBeLessThanOrEqual(inTop); // equal unless cosines tie exactly
       expect(own.photoRank).toBeLessThanOrEqual(Math.min(...own.ranks!.map((k) => k!))); // a photo's captions rank no better than it
@@ -175,19 +240,35 @@ describe('image drop on a finished experiment', () => {
       expect(top.some((m) => m.photo === testPhoto.id)).toBe(a.images[0].own!.photoRank! <= 3);
     }
     // `prh match` (the drop from the command line) on the same experiment and test photo: the same ranks, summarised.
-    const cli = spawnSync(process.execPath, [join(root, 'bin', 'prh.js'), 'match', dir, join(world, 'images', testPhoto.file!), '--top', '3', '--json'], { encoding: 'utf8' });
+    const cli = spawnSync(
+      process.execPath,
+      [join(root, 'bin', 'prh.js'), 'match', dir, join(world, 'images', testPhoto.file!), '--top', '3', '--json'],
+      { encoding: 'utf8' },
+    );
     expect(cli.status, cli.stderr).toBe(0);
     const out = JSON.parse(cli.stdout) as MatchResult & { ownSummary: OwnSummary[] };
     expect(out.arms.map((a) => a.images[0].own)).toEqual(t.arms.map((a) => a.images[0].own));
-    expect(out.ownSummary.map((s) => [s.arm, s.photos, s.inTopK, s.medianBestRank, s.photoInTopK, s.medianPhotoRank])).toEqual(t.arms.map((a) => {
-      const own = a.images[0].own!, best = Math.min(...own.ranks!.map((k) => k!));
-      return [a.arm, 1, best <= 3 ? 1 : 0, best, own.photoRank! <= 3 ? 1 : 0, own.photoRank];
-    }));
-    const missing = spawnSync(process.execPath, [join(root, 'bin', 'prh.js'), 'match', dir, join(home, 'nope.png')], { encoding: 'utf8' });
-    expect([missing.status, missing.stderr.trim()]).toEqual([2, `error: ${join(home, 'nope.png')}: no such file or folder`]);
+    expect(
+      out.ownSummary.map((s) => [s.arm, s.photos, s.inTopK, s.medianBestRank, s.photoInTopK, s.medianPhotoRank]),
+    ).toEqual(
+      t.arms.map((a) => {
+        const own = a.images[0].own!,
+          best = Math.min(...own.ranks!.map((k) => k!));
+        return [a.arm, 1, best <= 3 ? 1 : 0, best, own.photoRank! <= 3 ? 1 : 0, own.photoRank];
+      }),
+    );
+    const missing = spawnSync(process.execPath, [join(root, 'bin', 'prh.js'), 'match', dir, join(home, 'nope.png')], {
+      encoding: 'utf8',
+    });
+    expect([missing.status, missing.stderr.trim()]).toEqual([
+      2,
+      `error: ${join(home, 'nope.png')}: no such file or folder`,
+    ]);
     // Cached pool embeddings give the same answer.
     expect(await matchImages(images)).toEqual(r);
-    await expect(matchImages([images[1]])).rejects.toThrow(/none of the dropped files is a readable image \(notes.txt\)/);
+    await expect(matchImages([images[1]])).rejects.toThrow(
+      /none of the dropped files is a readable image \(notes.txt\)/,
+    );
 
     const zip = await exportBundle(dir, id, false);
     expect(zip.filename).toBe(`${id}.zip`);

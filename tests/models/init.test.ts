@@ -6,7 +6,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { TrainRng, initVit, type Params } from '../../engine/models';
 import { initBackend } from '../../engine/train';
 
-const d = 64, shape = { imageSize: 32, patchSize: 8, hidden: d, depth: 2, heads: 4, mlp: 256 };
+const d = 64,
+  shape = { imageSize: 32, patchSize: 8, hidden: d, depth: 2, heads: 4, mlp: 256 };
 const values = (p: Params, k: string) => Array.from(p.get(k)!.dataSync());
 const maxAbs = (a: number[]) => Math.max(...a.map(Math.abs));
 const std = (a: number[]) => Math.sqrt(a.reduce((s, x) => s + x * x, 0) / a.length);
@@ -23,7 +24,7 @@ describe('transformer block init', () => {
     await initBackend('wasm');
   });
 
-  it('torch-mha draws q|k|v xavier-uniform with zero attention biases, every other Linear as torch\'s', () => {
+  it("torch-mha draws q|k|v xavier-uniform with zero attention biases, every other Linear as torch's", () => {
     const p = initVit(shape, TrainRng.seeded(0, 'init-test'), 1, 'torch-mha');
     for (const l of [0, 1]) {
       expectUniform(values(p, `h${l}.qkv.w`), Math.sqrt(6 / (d + 3 * d)));

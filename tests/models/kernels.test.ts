@@ -2,12 +2,21 @@
 // the attention and SIGReg gradients, the wasm gather-gradient (UnsortedSegmentSum) kernel against a plain sum, and the wasm row-gather (GatherV2) override.
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { TrainRng, attentionBackward, attentionForward, attentionJs, attentionTf, packBatch, type AttentionShape } from '../../engine/models';
+import {
+  TrainRng,
+  attentionBackward,
+  attentionForward,
+  attentionJs,
+  attentionTf,
+  packBatch,
+  type AttentionShape,
+} from '../../engine/models';
 import { eppsPulleyMoments, SP_GRID } from '../../engine/metrics';
 import { initBackend, sigregGradient } from '../../engine/train';
 
 const rand = (n: number, rng: TrainRng, s = 1) => Float32Array.from({ length: n }, () => rng.normal() * s);
-const maxAbs = (a: ArrayLike<number>, b: ArrayLike<number>) => Array.from(a).reduce((m, x, i) => Math.max(m, Math.abs(x - b[i])), 0);
+const maxAbs = (a: ArrayLike<number>, b: ArrayLike<number>) =>
+  Array.from(a).reduce((m, x, i) => Math.max(m, Math.abs(x - b[i])), 0);
 
 beforeAll(async () => {
   await initBackend('wasm');
@@ -20,13 +29,28 @@ describe('attention kernel', () => {
       const rng = TrainRng.seeded(1, 'att', Number(causal));
       const qkv = tf.tensor2d(rand(batch.N * 24, rng), [batch.N, 24]);
       const w = tf.tensor2d(rand(batch.N * 8, rng), [batch.N, 8]); // a random linear read-out makes the gradient non-trivial
-      const f = (op: typeof attentionJs) => (x: tf.Tensor) => tf.sum(tf.mul(op(x as tf.Tensor2D, 2, batch.offsets, batch.lengths, causal), w));
-      expect(maxAbs(attentionJs(qkv, 2, batch.offsets, batch.lengths, causal).dataSync(), attentionTf(qkv, 2, batch.offsets, batch.lengths, causal).dataSync())).toBeLessThan(1e-5);
-      expect(maxAbs(tf.grad(f(attentionJs))(qkv).dataSync(), tf.grad(f(attentionTf))(qkv).dataSync())).toBeLessThan(1e-5);
+      const f = (op: typeof attentionJs) => (x: tf.Tensor) =>
+        tf.sum(tf.mul(op(x as tf.Tensor2D, 2, batch.offsets, batch.lengths, causal), w));
+      expect(
+        maxAbs(
+          attentionJs(qkv, 2, batch.offsets, batch.lengths, causal).dataSync(),
+          attentionTf(qkv, 2, batch.offsets, batch.lengths, causal).dataSync(),
+        ),
+      ).toBeLessThan(1e-5);
+      expect(maxAbs(tf.grad(f(attentionJs))(qkv).dataSync(), tf.grad(f(attentionTf))(qkv).dataSync())).toBeLessThan(
+        1e-5,
+      );
     });
   it('finite-difference gradient check (float64 central differences)', () => {
     const rng = TrainRng.seeded(2, 'att-fd');
-    const s: AttentionShape = { N: batch.N, d: 6, heads: 3, offsets: batch.offsets, lengths: batch.lengths, causal: true };
+    const s: AttentionShape = {
+      N: batch.N,
+      d: 6,
+      heads: 3,
+      offsets: batch.offsets,
+      lengths: batch.lengths,
+      causal: true,
+    };
     const x = rand(batch.N * 18, rng);
     const w = rand(batch.N * 6, rng);
     const L = (q: Float32Array) => attentionForward(q, s).out.reduce((a, o, i) => a + o * w[i], 0);
@@ -34,7 +58,8 @@ describe('attention kernel', () => {
     const g = attentionBackward(x, probs, Float32Array.from(w), s);
     const h = 1e-2;
     for (let i = 0; i < x.length; i += 7) {
-      const xp = x.slice(), xm = x.slice();
+      const xp = x.slice(),
+        xm = x.slice();
       xp[i] += h;
       xm[i] -= h;
       expect(Math.abs((L(xp) - L(xm)) / (2 * h) - g[i])).toBeLessThan(2e-3);
@@ -45,29 +70,37 @@ describe('attention kernel', () => {
 describe('SIGReg kernel', () => {
   it('finite-difference gradient check', () => {
     const rng = TrainRng.seeded(3, 'sig-fd');
-    const N = 40, M = 6;
+    const N = 40,
+      M = 6;
     const z = rand(N * M, rng, 1.3);
     const mom = eppsPulleyMoments(z, N, M, SP_GRID, 1);
     const g = sigregGradient(z, N, M, SP_GRID, 1, mom);
     const h = 1e-2;
     for (let i = 0; i < z.length; i += 5) {
-      const zp = z.slice(), zm = z.slice();
+      const zp = z.slice(),
+        zm = z.slice();
       zp[i] += h;
       zm[i] -= h;
-      const fd = (eppsPulleyMoments(zp, N, M, SP_GRID, 1).value - eppsPulleyMoments(zm, N, M, SP_GRID, 1).value) / (2 * h);
+      const fd =
+        (eppsPulleyMoments(zp, N, M, SP_GRID, 1).value - eppsPulleyMoments(zm, N, M, SP_GRID, 1).value) / (2 * h);
       expect(Math.abs(fd - g[i])).toBeLessThan(1e-3 * Math.max(1, Math.abs(g[i])));
     }
   });
   it('angle-addition recurrence equals direct cos/sin', () => {
     const z = Float32Array.from([0.3, -1.7, 2.9, 0]);
     const direct = (() => {
-      const J = 17, dt = 3 / 16;
+      const J = 17,
+        dt = 3 / 16;
       let tot = 0;
-      const w = Array.from({ length: J }, (_, j) => Math.exp(-((j * dt) ** 2) / 2) * dt * (j === 0 || j === J - 1 ? 1 : 2));
+      const w = Array.from(
+        { length: J },
+        (_, j) => Math.exp(-((j * dt) ** 2) / 2) * dt * (j === 0 || j === J - 1 ? 1 : 2),
+      );
       for (let j = 0; j < J; j++) {
         const t = j * dt;
-        const c = Array.from(z).reduce((a, x) => a + Math.cos(t * x), 0) / 4, s = Array.from(z).reduce((a, x) => a + Math.sin(t * x), 0) / 4;
-        tot += w[j] * ((c - Math.exp(-t * t / 2)) ** 2 + s * s);
+        const c = Array.from(z).reduce((a, x) => a + Math.cos(t * x), 0) / 4,
+          s = Array.from(z).reduce((a, x) => a + Math.sin(t * x), 0) / 4;
+        tot += w[j] * ((c - Math.exp((-t * t) / 2)) ** 2 + s * s);
       }
       return 4 * tot;
     })();
@@ -81,7 +114,11 @@ describe('gather gradient on wasm (UnsortedSegmentSum)', () => {
     const E = tf.tensor2d(rand(7 * 3, rng), [7, 3]);
     const ids = [1, 4, 1, 6, 0, 1];
     const up = rand(ids.length * 3, rng);
-    const g = tf.grad((e: tf.Tensor) => tf.sum(tf.mul(tf.gather(e, tf.tensor1d(ids, 'int32')), tf.tensor2d(up, [ids.length, 3]))))(E).dataSync();
+    const g = tf
+      .grad((e: tf.Tensor) =>
+        tf.sum(tf.mul(tf.gather(e, tf.tensor1d(ids, 'int32')), tf.tensor2d(up, [ids.length, 3]))),
+      )(E)
+      .dataSync();
     const want = new Float32Array(21);
     ids.forEach((id, r) => {
       for (let k = 0; k < 3; k++) want[id * 3 + k] += up[r * 3 + k];
@@ -95,15 +132,36 @@ describe('row gather on wasm (GatherV2 override)', () => {
     const rng = TrainRng.seeded(5, 'gather');
     const x = rand(6 * 4 * 2, rng);
     const ids = [5, 0, 5, 2, 3];
-    const rows = (inner: number) => Float32Array.from(ids.flatMap((r) => Array.from(x.subarray(r * inner, (r + 1) * inner))));
+    const rows = (inner: number) =>
+      Float32Array.from(ids.flatMap((r) => Array.from(x.subarray(r * inner, (r + 1) * inner))));
     const idx = tf.tensor1d(ids, 'int32');
     expect(Array.from(tf.gather(tf.tensor3d(x, [6, 4, 2]), idx).dataSync())).toEqual(Array.from(rows(8)));
     expect(tf.gather(tf.tensor3d(x, [6, 4, 2]), idx).shape).toEqual([5, 4, 2]);
-    expect(Array.from(tf.gather(tf.tensor2d(x, [12, 4]), tf.tensor2d([[5, 0], [5, 2]], [2, 2], 'int32')).dataSync())).toEqual(Array.from(rows(4).subarray(0, 16)));
+    expect(
+      Array.from(
+        tf
+          .gather(
+            tf.tensor2d(x, [12, 4]),
+            tf.tensor2d(
+              [
+                [5, 0],
+                [5, 2],
+              ],
+              [2, 2],
+              'int32',
+            ),
+          )
+          .dataSync(),
+      ),
+    ).toEqual(Array.from(rows(4).subarray(0, 16)));
     expect(Array.from(tf.gather(tf.tensor1d(x.subarray(0, 6)), idx).dataSync())).toEqual(ids.map((r) => x[r]));
     const m = tf.tensor2d(x.subarray(0, 24), [6, 4]);
-    expect(Array.from(tf.gather(m, tf.tensor1d([3, 1], 'int32'), 1).dataSync())).toEqual([0, 1, 2, 3, 4, 5].flatMap((r) => [x[r * 4 + 3], x[r * 4 + 1]]));
-    expect(Array.from(tf.gather(tf.tensor1d([7, 8, 9], 'int32'), tf.tensor1d([2, 0], 'int32')).dataSync())).toEqual([9, 7]);
+    expect(Array.from(tf.gather(m, tf.tensor1d([3, 1], 'int32'), 1).dataSync())).toEqual(
+      [0, 1, 2, 3, 4, 5].flatMap((r) => [x[r * 4 + 3], x[r * 4 + 1]]),
+    );
+    expect(Array.from(tf.gather(tf.tensor1d([7, 8, 9], 'int32'), tf.tensor1d([2, 0], 'int32')).dataSync())).toEqual([
+      9, 7,
+    ]);
     expect(() => tf.gather(m, tf.tensor1d([6], 'int32'))).toThrow(/index 6 is not in \[0, 5\]/);
   });
 });

@@ -17,7 +17,9 @@ describe('useAction', () => {
     d.resolve(41);
     expect(await pending).toBe(42);
     expect(a.busy.value).toBe(false);
-    const failing = useAction(async () => { throw new Error('no such run'); });
+    const failing = useAction(async () => {
+      throw new Error('no such run');
+    });
     expect(await failing.run()).toBeUndefined();
     expect(failing.error.value).toBe('no such run');
     expect(failing.busy.value).toBe(false);
@@ -25,7 +27,10 @@ describe('useAction', () => {
 
   it('clears the last error when called again', async () => {
     let fail = true;
-    const a = useAction(async () => { if (fail) throw new Error('down'); return 'up'; });
+    const a = useAction(async () => {
+      if (fail) throw new Error('down');
+      return 'up';
+    });
     await a.run();
     expect(a.error.value).toBe('down');
     fail = false;
@@ -37,7 +42,8 @@ describe('useAction', () => {
     const calls = [deferred<string>(), deferred<string>()];
     let i = 0;
     const a = useAction(() => calls[i++].promise, { latest: true });
-    const first = a.run(), second = a.run();
+    const first = a.run(),
+      second = a.run();
     calls[1].resolve('new');
     expect(await second).toBe('new');
     calls[0].reject(new Error('stale'));

@@ -10,31 +10,68 @@ import { backoffMs } from '../../renderer/src/connection';
 import { queryRows, runRow, type RunRow } from '../../renderer/src/run-table';
 import { RunConfig } from '../../shared/runs';
 
-const rec = (scope: string, x: number, t: number, values: Record<string, number>, arm = 'good', seed = 0): MetricRecord => ({ scope, x, t, values, tags: { arm, seed } });
+const rec = (
+  scope: string,
+  x: number,
+  t: number,
+  values: Record<string, number>,
+  arm = 'good',
+  seed = 0,
+): MetricRecord => ({ scope, x, t, values, tags: { arm, seed } });
 
 describe('ema (TensorBoard smoothing, debiased)', () => {
   it('is the raw curve at weight 0, keeps a constant, and matches Σ w^(i-j)(1-w) y_j / Σ w^(i-j)(1-w)', () => {
     expect(ema([1, 5, 2], 0)).toEqual([1, 5, 2]);
     expect(ema([3, 3, 3, 3], 0.9).map((v) => +v!.toFixed(12))).toEqual([3, 3, 3, 3]);
-    const w = 0.6, ys = [1, 4, 2];
-    const closed = ys.map((_, i) => { let num = 0, den = 0; for (let j = 0; j <= i; j++) { num += w ** (i - j) * (1 - w) * ys[j]; den += w ** (i - j) * (1 - w); } return num / den; });
+    const w = 0.6,
+      ys = [1, 4, 2];
+    const closed = ys.map((_, i) => {
+      let num = 0,
+        den = 0;
+      for (let j = 0; j <= i; j++) {
+        num += w ** (i - j) * (1 - w) * ys[j];
+        den += w ** (i - j) * (1 - w);
+      }
+      return num / den;
+    });
     ema(ys, w).forEach((v, i) => expect(v).toBeCloseTo(closed[i], 12));
     expect(ema([1, null, 3], 0.5)[1]).toBeNull(); // a gap stays a gap
   });
   it('keeps each raw curve faint behind its smoothed one', () => {
-    const spec = FigureSpec.parse({ id: 'a', title: 't', x: { label: 'x' }, y: { label: 'y' }, series: [{ label: 'good', points: [1, 2, 3].map((x) => ({ x, y: x })) }] });
+    const spec = FigureSpec.parse({
+      id: 'a',
+      title: 't',
+      x: { label: 'x' },
+      y: { label: 'y' },
+      series: [{ label: 'good', points: [1, 2, 3].map((x) => ({ x, y: x })) }],
+    });
     const s = smoothed(spec, 0.5).series;
-    expect(s.map((x) => [x.label, !!x.faint])).toEqual([['good', true], ['good', false]]);
+    expect(s.map((x) => [x.label, !!x.faint])).toEqual([
+      ['good', true],
+      ['good', false],
+    ]);
   });
 });
 
 describe('x as step, epoch or wall time', () => {
   // 10 steps per epoch: the epoch-1 record comes after step 10.
-  const records = [rec('train', 5, 1000, { loss: 2 }), rec('train', 10, 2000, { loss: 1 }), rec('epoch', 1, 2500, { valLoss: 1 }), rec('train', 15, 3000, { loss: 0.5 }), rec('eval', 1, 2600, { r1: 0.1 })];
+  const records = [
+    rec('train', 5, 1000, { loss: 2 }),
+    rec('train', 10, 2000, { loss: 1 }),
+    rec('epoch', 1, 2500, { valLoss: 1 }),
+    rec('train', 15, 3000, { loss: 0.5 }),
+    rec('eval', 1, 2600, { r1: 0.1 }),
+  ];
   it('converts steps to epochs through steps per epoch, epochs to steps, and both to minutes', () => {
-    expect(withX(bySeries(records, 'train', 'loss'), records, 'train', 'epoch')[0].points.map((p) => p.x)).toEqual([0.5, 1, 1.5]);
+    expect(withX(bySeries(records, 'train', 'loss'), records, 'train', 'epoch')[0].points.map((p) => p.x)).toEqual([
+      0.5, 1, 1.5,
+    ]);
     expect(withX(bySeries(records, 'eval', 'r1'), records, 'eval', 'step')[0].points.map((p) => p.x)).toEqual([10]);
-    expect(withX(bySeries(records, 'train', 'loss'), records, 'train', 'time')[0].points.map((p) => p.x)).toEqual([0, 1000 / 60000, 2000 / 60000]);
+    expect(withX(bySeries(records, 'train', 'loss'), records, 'train', 'time')[0].points.map((p) => p.x)).toEqual([
+      0,
+      1000 / 60000,
+      2000 / 60000,
+    ]);
   });
   it('pads per-epoch axes by half an epoch, so one epoch sits inside the chart', () => {
     const r1 = experimentCurves([rec('eval', 1, 1, { r1: 0.1 })], 'e', 1)[0];
@@ -43,44 +80,96 @@ describe('x as step, epoch or wall time', () => {
   it('puts NTP cross-entropy on its own axis beside the JEPA loss', () => {
     const loss = experimentCurves([rec('train', 1, 1, { loss: 0.7 }), rec('train', 1, 1, { loss: 5 }, 'ntp')], 'e')[2];
     expect(loss.y2?.label).toMatch(/cross-entropy/);
-    expect(loss.series.map((s) => [s.label, s.yAxis])).toEqual([['good', 'left'], ['ntp', 'right']]);
+    expect(loss.series.map((s) => [s.label, s.yAxis])).toEqual([
+      ['good', 'left'],
+      ['ntp', 'right'],
+    ]);
   });
 });
 
 describe('many runs', () => {
-  const runA = [rec('eval', 1, 1, { r1: 0.1 }), rec('eval', 1, 1, { r1: 0.3 }, 'good', 1), rec('eval', 1, 1, { r1: 0.05 }, 'bad')];
+  const runA = [
+    rec('eval', 1, 1, { r1: 0.1 }),
+    rec('eval', 1, 1, { r1: 0.3 }, 'good', 1),
+    rec('eval', 1, 1, { r1: 0.05 }, 'bad'),
+  ];
   const runB = [rec('eval', 1, 1, { r1: 0.2 }), rec('eval', 1, 1, { r1: 0.02 }, 'bad')];
   const r1 = CURVE_METRICS.find((m) => m.id === 'r1')!;
-  it('colours by run and dashes by arm (or the reverse), so two runs\' good arms differ', () => {
-    const byRun = overlayFigure([{ id: 'a', label: 'A', records: runB }, { id: 'b', label: 'B', records: runB }], r1, { colourBy: 'run', bands: false }).series;
-    expect(byRun.map((s) => [s.label, s.color, s.dash])).toEqual([['A: good', '#0072B2', 'solid'], ['A: bad', '#0072B2', 'dashed'], ['B: good', '#D55E00', 'solid'], ['B: bad', '#D55E00', 'dashed']]);
-    const byArm = overlayFigure([{ id: 'a', label: 'A', records: runB }, { id: 'b', label: 'B', records: runB }], r1, { colourBy: 'arm', bands: false }).series;
+  it("colours by run and dashes by arm (or the reverse), so two runs' good arms differ", () => {
+    const byRun = overlayFigure(
+      [
+        { id: 'a', label: 'A', records: runB },
+        { id: 'b', label: 'B', records: runB },
+      ],
+      r1,
+      { colourBy: 'run', bands: false },
+    ).series;
+    expect(byRun.map((s) => [s.label, s.color, s.dash])).toEqual([
+      ['A: good', '#0072B2', 'solid'],
+      ['A: bad', '#0072B2', 'dashed'],
+      ['B: good', '#D55E00', 'solid'],
+      ['B: bad', '#D55E00', 'dashed'],
+    ]);
+    const byArm = overlayFigure(
+      [
+        { id: 'a', label: 'A', records: runB },
+        { id: 'b', label: 'B', records: runB },
+      ],
+      r1,
+      { colourBy: 'arm', bands: false },
+    ).series;
     expect(new Set(byArm.map((s) => `${s.color}/${s.dash}`)).size).toBe(4);
   });
   it('folds seeds into mean ± sd', () => {
-    expect(seedMeans(bySeries(runA, 'eval', 'r1'))[0]).toMatchObject({ arm: 'good', seeds: 2, points: [{ x: 1, y: 0.2 }] });
+    expect(seedMeans(bySeries(runA, 'eval', 'r1'))[0]).toMatchObject({
+      arm: 'good',
+      seeds: 2,
+      points: [{ x: 1, y: 0.2 }],
+    });
     expect(seedMeans(bySeries(runA, 'eval', 'r1'))[0].points[0].hi - 0.2).toBeCloseTo(Math.SQRT2 * 0.1, 12);
     const banded = overlayFigure([{ id: 'a', label: 'A', records: runA }], r1, { colourBy: 'run', bands: true }).series;
-    expect(banded.map((s) => [s.label, s.band])).toEqual([['good (mean ± sd, 2 seeds)', true], ['bad (mean ± sd, 1 seeds)', true]]);
+    expect(banded.map((s) => [s.label, s.band])).toEqual([
+      ['good (mean ± sd, 2 seeds)', true],
+      ['bad (mean ± sd, 1 seeds)', true],
+    ]);
   });
   it('lists only the settings that differ', () => {
-    const t = configDiff([{ label: 'A', config: { train: { lamb: 0.02, epochs: 8 }, seeds: [0, 1] } }, { label: 'B', config: { train: { lamb: 0.05, epochs: 8 }, seeds: [0, 1] } }]);
+    const t = configDiff([
+      { label: 'A', config: { train: { lamb: 0.02, epochs: 8 }, seeds: [0, 1] } },
+      { label: 'B', config: { train: { lamb: 0.05, epochs: 8 }, seeds: [0, 1] } },
+    ]);
     expect(t.rows).toEqual([{ setting: 'train.lamb', run0: '0.02', run1: '0.05' }]);
   });
 });
 
 describe('labels and timing', () => {
-  it('labels one-rank bins by the rank alone', () => expect(rankBinLabels([0, 1, 5, 10])).toEqual(['1', '2–5', '6–10', '>10']));
+  it('labels one-rank bins by the rank alone', () =>
+    expect(rankBinLabels([0, 1, 5, 10])).toEqual(['1', '2–5', '6–10', '>10']));
   it('puts fit-pair R@1 on its own right axis in the sweep, and says which line is which', () => {
-    const f = sweepFigure({ sweep: [{ arm: 'good', seed: 0, n: 25, testR1: 0.01, fitR1: 0.9, sdTestR1: 0.001 }], chance: { r1: 0.001 } } as never);
-    expect(f.series.map((s) => [s.label, s.yAxis ?? 'left', s.dash ?? 'solid'])).toEqual([['good: test (solid, left)', 'left', 'solid'], ['good: fit pairs (dashed, right)', 'right', 'dashed']]);
+    const f = sweepFigure({
+      sweep: [{ arm: 'good', seed: 0, n: 25, testR1: 0.01, fitR1: 0.9, sdTestR1: 0.001 }],
+      chance: { r1: 0.001 },
+    } as never);
+    expect(f.series.map((s) => [s.label, s.yAxis ?? 'left', s.dash ?? 'solid'])).toEqual([
+      ['good: test (solid, left)', 'left', 'solid'],
+      ['good: fit pairs (dashed, right)', 'right', 'dashed'],
+    ]);
   });
   it("labels one experiment's bar series by seed, several experiments' by name and seed", () => {
     const ci = { estimate: 0.1, lo: 0.08, hi: 0.12 };
     const arms = [0, 1].flatMap((seed) => ['bad', 'good'].map((arm) => ({ arm, seed, r1: ci }))) as never[];
     expect(armBars([{ label: 'demo', arms }], 'r1', 'b').series.map((s) => s.label)).toEqual(['seed 0', 'seed 1']);
-    expect(armBars([{ label: 'demo', arms: arms.slice(0, 2) }], 'r1', 'b').series.map((s) => s.label)).toEqual(['demo']);
-    const two = armBars([{ label: 'A', arms }, { label: 'B', arms }], 'r1', 'b');
+    expect(armBars([{ label: 'demo', arms: arms.slice(0, 2) }], 'r1', 'b').series.map((s) => s.label)).toEqual([
+      'demo',
+    ]);
+    const two = armBars(
+      [
+        { label: 'A', arms },
+        { label: 'B', arms },
+      ],
+      'r1',
+      'b',
+    );
     expect(two.series.map((s) => s.label)).toEqual(['A (seed 0)', 'A (seed 1)', 'B (seed 0)', 'B (seed 1)']);
     expect(two.x.categories).toEqual(['good', 'bad']); // the paper's order, not the data's
   });
@@ -91,8 +180,34 @@ describe('labels and timing', () => {
 });
 
 describe('the run table', () => {
-  const row = (id: string, over: Partial<RunRow>): RunRow => ({ id, name: id, kind: 'experiment', status: 'done', created: id, progress: null, arms: [], epochs: 8, batch: 64, lambEff: 10.24, seeds: [0], dataset: '/d/w', encoder: 'world', r1: {}, goodBad: null, tags: [], note: '', archived: false, executor: null, ...over });
-  const rows = [row('a', { r1: { good: 0.02 }, tags: ['baseline'] }), row('b', { r1: { good: 0.05 }, note: 'lr sweep' }), row('c', { archived: true }), row('d', { status: 'failed', kind: 'train' })];
+  const row = (id: string, over: Partial<RunRow>): RunRow => ({
+    id,
+    name: id,
+    kind: 'experiment',
+    status: 'done',
+    created: id,
+    progress: null,
+    arms: [],
+    epochs: 8,
+    batch: 64,
+    lambEff: 10.24,
+    seeds: [0],
+    dataset: '/d/w',
+    encoder: 'world',
+    r1: {},
+    goodBad: null,
+    tags: [],
+    note: '',
+    archived: false,
+    executor: null,
+    ...over,
+  });
+  const rows = [
+    row('a', { r1: { good: 0.02 }, tags: ['baseline'] }),
+    row('b', { r1: { good: 0.05 }, note: 'lr sweep' }),
+    row('c', { archived: true }),
+    row('d', { status: 'failed', kind: 'train' }),
+  ];
   const q = { search: '', status: '', kind: '', tag: '', archived: false, sort: 'created' as const, desc: false };
   it('sorts by a result column with empty cells last, filters, searches notes and tags, hides archived runs', () => {
     expect(queryRows(rows, { ...q, sort: 'r1:good', desc: true }).map((r) => r.id)).toEqual(['b', 'a', 'd']);
@@ -102,9 +217,28 @@ describe('the run table', () => {
     expect(queryRows(rows, { ...q, tag: 'baseline' }).map((r) => r.id)).toEqual(['a']);
     expect(queryRows(rows, { ...q, archived: true }).map((r) => r.id)).toEqual(['a', 'b', 'c', 'd']);
   });
-  it('names the image side: the world encoder, an ONNX file, or a 2x2\'s own image arms', () => {
-    const state = { id: 'r', kind: 'experiment', name: 'r', status: 'done' as const, createdAt: 'x', startedAt: null, endedAt: null, progress: null, error: null, pid: null, attempts: 1, result: null };
-    const encoder = (over: Record<string, unknown>) => runRow(state, { id: 'r', config: RunConfig.parse({ kind: 'experiment', version: 1, data: '/d/w', ...over }), annotation: { tags: [], note: '', archived: false }, executor: null }).encoder;
+  it("names the image side: the world encoder, an ONNX file, or a 2x2's own image arms", () => {
+    const state = {
+      id: 'r',
+      kind: 'experiment',
+      name: 'r',
+      status: 'done' as const,
+      createdAt: 'x',
+      startedAt: null,
+      endedAt: null,
+      progress: null,
+      error: null,
+      pid: null,
+      attempts: 1,
+      result: null,
+    };
+    const encoder = (over: Record<string, unknown>) =>
+      runRow(state, {
+        id: 'r',
+        config: RunConfig.parse({ kind: 'experiment', version: 1, data: '/d/w', ...over }),
+        annotation: { tags: [], note: '', archived: false },
+        executor: null,
+      }).encoder;
     expect(encoder({})).toBe('world');
     expect(encoder({ image: { model: '/m/dinov2-small.onnx' } })).toBe('dinov2-small.onnx');
     expect(encoder({ arms: ['good', 'bad'], imageViews: { arms: ['good', 'bad'] } })).toBe('2x2: good, bad image arms');

@@ -12,14 +12,20 @@ describe('resolveDraftLambda (the New experiment read-out)', () => {
     for (const loss of ['sp', 'paper'] as const)
       for (const batch of [2, 16, 64, 512])
         for (const given of [{ lamb: 0.02 }, { lamb: 0.5 }, { lambEff: 10.24 }, { lambEff: 3 }, {}]) {
-          const trained = resolveLambda(TrainConfig.parse({ kind: 'train', version: 1, data: 'd', arm: 'good', loss, batch, ...given }));
+          const trained = resolveLambda(
+            TrainConfig.parse({ kind: 'train', version: 1, data: 'd', arm: 'good', loss, batch, ...given }),
+          );
           const draft = resolveDraftLambda({ loss, batch, ...given });
           expect(draft).toEqual({ ...trained, views: 8 });
         }
   });
 
   it('gives the read-out of the defaults: λ_eff = 0.02·8·64·1 = 10.24 (sp), 0.02·64·1 = 1.28 (paper)', () => {
-    expect(resolveDraftLambda({ loss: 'sp', batch: 64, lamb: 0.02 })).toMatchObject({ sigregN: 512, worldSize: 1, views: 8 });
+    expect(resolveDraftLambda({ loss: 'sp', batch: 64, lamb: 0.02 })).toMatchObject({
+      sigregN: 512,
+      worldSize: 1,
+      views: 8,
+    });
     expect(resolveDraftLambda({ loss: 'sp', batch: 64, lamb: 0.02 }).lambEff).toBeCloseTo(10.24, 12);
     expect(resolveDraftLambda({ loss: 'paper', batch: 64, lamb: 0.02 }).lambEff).toBeCloseTo(1.28, 12);
     expect(resolveDraftLambda({ loss: 'sp', batch: 16, lambEff: 2.56 }).lamb).toBeCloseTo(0.02, 12);
@@ -27,7 +33,14 @@ describe('resolveDraftLambda (the New experiment read-out)', () => {
 });
 
 describe('useExperimentForm', () => {
-  const world: DatasetInfo = { path: '/w/world', name: 'world', source: 'world', exists: true, counts: { train: 5, val: 2, test: 2 }, params: {} };
+  const world: DatasetInfo = {
+    path: '/w/world',
+    name: 'world',
+    source: 'world',
+    exists: true,
+    counts: { train: 5, val: 2, test: 2 },
+    params: {},
+  };
 
   it('builds a config the backend schema accepts, whose arms train with the λ the form shows', () => {
     const f = useExperimentForm(ref([world]));
@@ -37,7 +50,10 @@ describe('useExperimentForm', () => {
     expect(f.ready.value).toBe(true);
     const parsed = ExperimentConfig.parse(f.config.value);
     const arm = TrainConfig.parse(armConfig(parsed, 'good', 0));
-    expect(resolveLambda(arm).lambEff).toBeCloseTo(resolveDraftLambda({ loss: f.form.loss, batch: f.form.batch, lamb: f.form.lamb }).lambEff, 12);
+    expect(resolveLambda(arm).lambEff).toBeCloseTo(
+      resolveDraftLambda({ loss: f.form.loss, batch: f.form.batch, lamb: f.form.lamb }).lambEff,
+      12,
+    );
   });
 
   it('keeps a typed dataset path that is not a lab dataset when the list (re)loads; fills only an empty choice', () => {
@@ -53,9 +69,22 @@ describe('useExperimentForm', () => {
   it('carries the image side (tensor, pooling), the image folder and the fit / test pair counts into the config and each arm', () => {
     const f = useExperimentForm(ref([world]));
     f.pickListed();
-    Object.assign(f.form, { modelKind: 'onnx', model: '/m/mobilenetv2-12-int8.onnx', imageOutput: '464_quantized', imagePool: 'none', images: '/photos', fitPairs: 300, testPairs: 200 });
+    Object.assign(f.form, {
+      modelKind: 'onnx',
+      model: '/m/mobilenetv2-12-int8.onnx',
+      imageOutput: '464_quantized',
+      imagePool: 'none',
+      images: '/photos',
+      fitPairs: 300,
+      testPairs: 200,
+    });
     const parsed = ExperimentConfig.parse(f.config.value);
-    expect(parsed.image).toEqual({ model: '/m/mobilenetv2-12-int8.onnx', output: '464_quantized', pool: 'none', device: 'auto' });
+    expect(parsed.image).toEqual({
+      model: '/m/mobilenetv2-12-int8.onnx',
+      output: '464_quantized',
+      pool: 'none',
+      device: 'auto',
+    });
     expect(parsed).toMatchObject({ images: '/photos', eval: { fitPairs: 300, testPairs: 200 } });
     const arm = TrainConfig.parse(armConfig(parsed, 'ntp', 1));
     expect(arm).toMatchObject({ data: '/w/world', images: '/photos', split: { seed: 0, val: 300, test: 200 } });
@@ -82,7 +111,8 @@ describe('useExperimentForm', () => {
     f.form.select = 'val-pairs';
     const parsed = ExperimentConfig.parse(f.config.value);
     const evaluation = { images: { val: 'image/val.npy', test: 'image/test.npy' }, k: 10 }; // what the experiment gives each arm
-    for (const arm of parsed.arms) expect(TrainConfig.parse(armConfig(parsed, arm, 0, evaluation)).select).toBe('val-pairs');
+    for (const arm of parsed.arms)
+      expect(TrainConfig.parse(armConfig(parsed, arm, 0, evaluation)).select).toBe('val-pairs');
   });
 
   it("trains each checked arm at its own rate where the form gives one, else at the shared rate; the world-tuned rates are prh demo's", async () => {
@@ -94,11 +124,15 @@ describe('useExperimentForm', () => {
     f.form.armLr['pair-ntp'] = 9e-3; // not a checked arm: stays in the form, out of the config
     let parsed = ExperimentConfig.parse(f.config.value);
     expect(parsed.armLr).toEqual({ bad: 5e-4 });
-    expect(['good', 'bad', 'ntp'].map((a) => TrainConfig.parse(armConfig(parsed, a as 'good', 0)).lr)).toEqual([3e-3, 5e-4, 3e-3]);
+    expect(['good', 'bad', 'ntp'].map((a) => TrainConfig.parse(armConfig(parsed, a as 'good', 0)).lr)).toEqual([
+      3e-3, 5e-4, 3e-3,
+    ]);
     fillWorldRates(f.form);
     parsed = ExperimentConfig.parse(f.config.value);
     expect(parsed.armLr).toEqual(WORLD_ARM_LR);
-    expect(['good', 'bad', 'ntp'].map((a) => TrainConfig.parse(armConfig(parsed, a as 'good', 0)).lr)).toEqual([4e-3, 1e-3, 1e-3]);
+    expect(['good', 'bad', 'ntp'].map((a) => TrainConfig.parse(armConfig(parsed, a as 'good', 0)).lr)).toEqual([
+      4e-3, 1e-3, 1e-3,
+    ]);
     f.form.armLr.ntp = -1;
     await nextTick();
     expect(f.issueFor('armLr.ntp')).toBe('ntp learning rate: must be more than 0');
@@ -125,14 +159,34 @@ describe('useExperimentForm', () => {
 });
 
 describe('the 2x2 option (useExperimentForm imageViews)', () => {
-  const world: DatasetInfo = { path: '/w/world', name: 'world', source: 'world', exists: true, counts: { train: 5, val: 2, test: 2 }, params: {} };
-  const photos: DatasetInfo = { path: '/d/flickr8k', name: 'flickr8k', source: 'flickr8k', exists: true, counts: { train: 5, val: 2, test: 2 }, params: {} };
+  const world: DatasetInfo = {
+    path: '/w/world',
+    name: 'world',
+    source: 'world',
+    exists: true,
+    counts: { train: 5, val: 2, test: 2 },
+    params: {},
+  };
+  const photos: DatasetInfo = {
+    path: '/d/flickr8k',
+    name: 'flickr8k',
+    source: 'flickr8k',
+    exists: true,
+    counts: { train: 5, val: 2, test: 2 },
+    params: {},
+  };
 
   it('adds the image arms to the config, asks to drop NTP, and trains its own encoders whatever the ONNX choice', async () => {
     const f = useExperimentForm(ref([world]));
     f.pickListed();
     expect(f.config.value).not.toHaveProperty('imageViews');
-    Object.assign(f.form, { imageViews: true, imageSteps: 120, imageRenders: 6, modelKind: 'onnx', model: '/m/other.onnx' });
+    Object.assign(f.form, {
+      imageViews: true,
+      imageSteps: 120,
+      imageRenders: 6,
+      modelKind: 'onnx',
+      model: '/m/other.onnx',
+    });
     await nextTick();
     expect(f.issueFor('arms')).toMatch(/^arms: the 2x2 experiment \(image views\) compares JEPA text arms only/);
     expect(f.ready.value).toBe(false);
@@ -149,12 +203,21 @@ describe('the 2x2 option (useExperimentForm imageViews)', () => {
     f.pickListed();
     expect(f.dataIssue.value).toBe('');
     f.form.imageViews = true;
-    expect(f.dataIssue.value).toBe('the 2x2 (image views) renders the scenes again: it needs a procedural world, not flickr8k photos');
+    expect(f.dataIssue.value).toBe(
+      'the 2x2 (image views) renders the scenes again: it needs a procedural world, not flickr8k photos',
+    );
   });
 });
 
 describe('where the arms run (useExperimentForm executor)', () => {
-  const world: DatasetInfo = { path: '/w/world', name: 'world', source: 'world', exists: true, counts: { train: 5, val: 2, test: 2 }, params: {} };
+  const world: DatasetInfo = {
+    path: '/w/world',
+    name: 'world',
+    source: 'world',
+    exists: true,
+    counts: { train: 5, val: 2, test: 2 },
+    params: {},
+  };
 
   it('leaves the executor to the settings by default, and sends the Slurm overrides that are set', async () => {
     const f = useExperimentForm(ref([world]));

@@ -32,14 +32,24 @@ describe('bundleRun', () => {
     const { run, files } = makeRun();
     const zip = unzipSync(bundleRun(run, { maxCheckpointBytes: 1000 }));
     const { ['run-0001/bundle.json']: manifest, ...rest } = zip;
-    expect(Object.keys(rest).sort()).toEqual(Object.keys(files).map((f) => `run-0001/${f}`).sort());
-    for (const [rel, data] of Object.entries(files)) expect(Buffer.from(rest[`run-0001/${rel}`]).equals(Buffer.from(data))).toBe(true);
-    expect(JSON.parse(new TextDecoder().decode(manifest))).toEqual({ maxCheckpointBytes: 1000, skipped: [{ path: 'checkpoints/encoder.bin', bytes: 5000 }] });
+    expect(Object.keys(rest).sort()).toEqual(
+      Object.keys(files)
+        .map((f) => `run-0001/${f}`)
+        .sort(),
+    );
+    for (const [rel, data] of Object.entries(files))
+      expect(Buffer.from(rest[`run-0001/${rel}`]).equals(Buffer.from(data))).toBe(true);
+    expect(JSON.parse(new TextDecoder().decode(manifest))).toEqual({
+      maxCheckpointBytes: 1000,
+      skipped: [{ path: 'checkpoints/encoder.bin', bytes: 5000 }],
+    });
   });
 
   it('keeps checkpoints under the limit', () => {
     const { run } = makeRun();
-    expect(Object.keys(unzipSync(bundleRun(run, { maxCheckpointBytes: 10_000 })))).toContain('run-0001/checkpoints/encoder.bin');
+    expect(Object.keys(unzipSync(bundleRun(run, { maxCheckpointBytes: 10_000 })))).toContain(
+      'run-0001/checkpoints/encoder.bin',
+    );
   });
 
   it('writes the zip outside the run, and refuses a path inside it or a missing run', () => {

@@ -11,12 +11,35 @@ const spec: FigureSpec = {
   y: { label: 'mutual kNN', min: 0, max: 1 },
   y2: { label: 'loss' },
   series: [
-    { label: 'JEPA', points: Array.from({ length: 20 }, (_, i) => ({ x: 2 ** (i / 2 + 3), y: 1 - 0.8 * Math.exp(-i / 5) })) },
-    { label: 'contrastive', dash: 'dashed', points: Array.from({ length: 20 }, (_, i) => ({ x: 2 ** (i / 2 + 3), y: 0.9 - 0.7 * Math.exp(-i / 8) })) },
-    { label: 'seeds', style: 'points', points: [{ x: 16, y: 0.5 }, { x: 64, y: 0.55 }, { x: 256, y: null }] },
-    { label: 'loss', yAxis: 'right', style: 'step', points: Array.from({ length: 8 }, (_, i) => ({ x: 2 ** (i + 3), y: 5 / (i + 1) })) },
+    {
+      label: 'JEPA',
+      points: Array.from({ length: 20 }, (_, i) => ({ x: 2 ** (i / 2 + 3), y: 1 - 0.8 * Math.exp(-i / 5) })),
+    },
+    {
+      label: 'contrastive',
+      dash: 'dashed',
+      points: Array.from({ length: 20 }, (_, i) => ({ x: 2 ** (i / 2 + 3), y: 0.9 - 0.7 * Math.exp(-i / 8) })),
+    },
+    {
+      label: 'seeds',
+      style: 'points',
+      points: [
+        { x: 16, y: 0.5 },
+        { x: 64, y: 0.55 },
+        { x: 256, y: null },
+      ],
+    },
+    {
+      label: 'loss',
+      yAxis: 'right',
+      style: 'step',
+      points: Array.from({ length: 8 }, (_, i) => ({ x: 2 ** (i + 3), y: 5 / (i + 1) })),
+    },
   ],
-  refLines: [{ axis: 'y', value: 0.5, label: 'chance' }, { axis: 'x', value: 256, label: 'd = 256' }],
+  refLines: [
+    { axis: 'y', value: 0.5, label: 'chance' },
+    { axis: 'x', value: 256, label: 'd = 256' },
+  ],
 };
 
 const latin1 = (b: Uint8Array) => Buffer.from(b).toString('latin1');
@@ -49,7 +72,8 @@ describe('renderFigure', () => {
     expect(svg).toMatch(/^<\?xml[^>]*\?>\s*<svg [^>]*width="800" height="450"/);
     expect(svg).not.toMatch(/<image/);
     const texts = [...svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]);
-    for (const t of ['Alignment vs width', 'width d', 'mutual kNN', 'JEPA', 'contrastive', 'chance', 'd = 256']) expect(texts).toContain(t); // searchable
+    for (const t of ['Alignment vs width', 'width d', 'mutual kNN', 'JEPA', 'contrastive', 'chance', 'd = 256'])
+      expect(texts).toContain(t); // searchable
     expect(svg).toMatch(/font-family="[^"]+, sans-serif"/);
     expect(svg).not.toMatch(/ [xy]="[^"]*,\s*"/); // no trailing comma in glyph position lists
     expect(count(svg, /<path /g)).toBeGreaterThan(20);

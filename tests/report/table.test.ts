@@ -35,11 +35,21 @@ describe('tableToCsv', () => {
     expect(csv).toContain('"say ""hi""\nthen|go"');
     // what a reader such as pandas gets back: numbers, not "0.243 [0.215, 0.271]" or "74.3%"
     const rows = parse(csv, { columns: true, cast: true }) as Record<string, unknown>[];
-    expect(rows[0]).toMatchObject({ 'mutual kNN': 0.2431, 'mutual kNN lo': 0.2149, 'mutual kNN hi': 0.2712, 'Acc.': 0.7431 });
+    expect(rows[0]).toMatchObject({
+      'mutual kNN': 0.2431,
+      'mutual kNN lo': 0.2149,
+      'mutual kNN hi': 0.2712,
+      'Acc.': 0.7431,
+    });
   });
 
   it('writes numbers in full, integers as integers', () => {
-    const csv = tableToCsv({ id: 't', title: 't', columns: [{ key: 'v', label: 'v' }], rows: [{ v: 3 }, { v: 0.123456 }, { v: 1234.5678 }, { v: 2.5e-7 }] });
+    const csv = tableToCsv({
+      id: 't',
+      title: 't',
+      columns: [{ key: 'v', label: 'v' }],
+      rows: [{ v: 3 }, { v: 0.123456 }, { v: 1234.5678 }, { v: 2.5e-7 }],
+    });
     expect(parse(csv).flat()).toEqual(['v', '3', '0.123456', '1234.5678', '2.5e-7']);
   });
 });
@@ -49,8 +59,17 @@ describe('tableToMarkdown', () => {
     const md = tableToMarkdown(table);
     const lines = md.split('\n');
     expect(lines[0]).toBe('**Alignment by method**');
-    const rule = lines[3].split('|').slice(1, -1).map((c) => c.trim());
-    expect(rule.map((r) => (r.startsWith(':') ? (r.endsWith(':') ? 'c' : 'l') : r.endsWith(':') ? 'r' : '?'))).toEqual(['l', 'r', 'r', 'r', 'c']);
+    const rule = lines[3]
+      .split('|')
+      .slice(1, -1)
+      .map((c) => c.trim());
+    expect(rule.map((r) => (r.startsWith(':') ? (r.endsWith(':') ? 'c' : 'l') : r.endsWith(':') ? 'r' : '?'))).toEqual([
+      'l',
+      'r',
+      'r',
+      'r',
+      'c',
+    ]);
     const rows = lines.slice(2, 7);
     expect(new Set(rows.map((l) => l.length)).size).toBe(1); // padded: every row equally wide
     expect(md).toContain('say "hi"<br>then\\|go');
@@ -78,7 +97,8 @@ describe('tableToLatex', () => {
     expect(tex).toContain('    say "hi" then\\textbar{}go & 12 & -- & 0.0\\% & -- \\\\');
     expect(tex).toContain('{\\footnotesize 95\\% CIs from 2000 bootstrap resamples; n\\_ref = 5.\\par}');
     // every & that is not a column separator is escaped: 4 separators per row
-    for (const line of tex.split('\n').filter((l) => l.endsWith('\\\\'))) expect(line.match(/(?<!\\)&/g)).toHaveLength(4);
+    for (const line of tex.split('\n').filter((l) => l.endsWith('\\\\')))
+      expect(line.match(/(?<!\\)&/g)).toHaveLength(4);
   });
 });
 

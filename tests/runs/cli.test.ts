@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 
 const prh = join(import.meta.dirname, '..', '..', 'bin', 'prh.js');
 const home = mkdtempSync(join(tmpdir(), 'prh-cli-'));
-const run = (...args: string[]) => execFileSync(process.execPath, [prh, ...args], { env: { ...process.env, PRH_HOME: home }, encoding: 'utf8' });
+const run = (...args: string[]) =>
+  execFileSync(process.execPath, [prh, ...args], { env: { ...process.env, PRH_HOME: home }, encoding: 'utf8' });
 
 describe('prh runs', () => {
   it('stores `theory prop3 --save` as a run, with the same rows as the inline computation', () => {

@@ -8,26 +8,46 @@ import { ExperimentConfig } from '../../shared/experiment';
 import { RunExecutor, resolveExecutor } from '../../shared/settings';
 
 describe('resolveExecutor', () => {
-  const cluster = { partition: 'gpu', time: '4:00:00', gpus: 1, extra: ['--qos=normal'], setup: ['module load nodejs/20'], pollSeconds: 5 };
+  const cluster = {
+    partition: 'gpu',
+    time: '4:00:00',
+    gpus: 1,
+    extra: ['--qos=normal'],
+    setup: ['module load nodejs/20'],
+    pollSeconds: 5,
+  };
 
   it('is local unless the experiment or the settings say slurm', () => {
     expect(resolveExecutor({})).toEqual({ kind: 'local' });
     expect(resolveExecutor({ executor: 'local', slurm: cluster })).toEqual({ kind: 'local' });
-    expect(resolveExecutor({ executor: 'slurm', slurm: cluster }, { kind: 'local', partition: 'ignored' })).toEqual({ kind: 'local' });
+    expect(resolveExecutor({ executor: 'slurm', slurm: cluster }, { kind: 'local', partition: 'ignored' })).toEqual({
+      kind: 'local',
+    });
   });
 
   it("takes the settings' cluster block, the experiment's fields over it, and both sets of extra lines", () => {
     expect(resolveExecutor({ executor: 'slurm', slurm: cluster })).toEqual({ kind: 'slurm', slurm: cluster });
-    const r = resolveExecutor({ slurm: cluster }, { kind: 'slurm', partition: 'short', time: '30', extra: ['--constraint=a100'] });
-    expect(r).toEqual({ kind: 'slurm', slurm: { ...cluster, partition: 'short', time: '30', extra: ['--qos=normal', '--constraint=a100'] } });
+    const r = resolveExecutor(
+      { slurm: cluster },
+      { kind: 'slurm', partition: 'short', time: '30', extra: ['--constraint=a100'] },
+    );
+    expect(r).toEqual({
+      kind: 'slurm',
+      slurm: { ...cluster, partition: 'short', time: '30', extra: ['--qos=normal', '--constraint=a100'] },
+    });
     expect(RunExecutor.parse(r)).toEqual(r);
     expect(resolveExecutor({ executor: 'slurm' })).toEqual({ kind: 'slurm', slurm: {} });
   });
 
   it('is checked with the experiment config: a bad override names its field', () => {
     const base = { kind: 'experiment', version: 1, data: '/d' };
-    expect(ExperimentConfig.safeParse({ ...base, executor: { kind: 'slurm', time: '4h' } }).error?.issues[0].path).toEqual(['executor', 'time']);
-    expect(ExperimentConfig.safeParse({ ...base, executor: { kind: 'cloud' } }).error?.issues[0].path).toEqual(['executor', 'kind']);
+    expect(
+      ExperimentConfig.safeParse({ ...base, executor: { kind: 'slurm', time: '4h' } }).error?.issues[0].path,
+    ).toEqual(['executor', 'time']);
+    expect(ExperimentConfig.safeParse({ ...base, executor: { kind: 'cloud' } }).error?.issues[0].path).toEqual([
+      'executor',
+      'kind',
+    ]);
   });
 });
 
@@ -35,7 +55,20 @@ describe('prh experiment --executor', () => {
   it('exits 2 naming the field when the executor or a Slurm override is not valid', () => {
     const home = mkdtempSync(join(tmpdir(), 'prh-exec-cli-'));
     try {
-      const prh = (...args: string[]) => spawnSync(process.execPath, [join(import.meta.dirname, '..', '..', 'bin', 'prh.js'), 'experiment', '--data', join(home, 'd'), '--runs', join(home, 'runs'), ...args], { env: { ...process.env, PRH_HOME: home }, encoding: 'utf8' });
+      const prh = (...args: string[]) =>
+        spawnSync(
+          process.execPath,
+          [
+            join(import.meta.dirname, '..', '..', 'bin', 'prh.js'),
+            'experiment',
+            '--data',
+            join(home, 'd'),
+            '--runs',
+            join(home, 'runs'),
+            ...args,
+          ],
+          { env: { ...process.env, PRH_HOME: home }, encoding: 'utf8' },
+        );
       const cloud = prh('--executor', 'cloud');
       expect(cloud.status).toBe(2);
       expect(cloud.stderr).toMatch(/executor\.kind/);

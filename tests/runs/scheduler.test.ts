@@ -6,7 +6,11 @@ import { RunConfig, type RunEvent } from '../../shared/runs';
 import type { EntryCommand } from '../../engine/child';
 import { RunStore, Scheduler } from '../../engine/runs';
 
-const config: RunConfig = RunConfig.parse({ kind: 'theory.prop3', version: 1, params: { worlds: 1, states: 5, k: 2, m: 2, grid: 3, seed: 0, worldKind: 'uniform' } });
+const config: RunConfig = RunConfig.parse({
+  kind: 'theory.prop3',
+  version: 1,
+  params: { worlds: 1, states: 5, k: 2, m: 2, grid: 3, seed: 0, worldKind: 'uniform' },
+});
 const fake = (mode: string): EntryCommand => ({
   command: process.execPath,
   args: [join(import.meta.dirname, 'fixtures', 'fake-worker.mjs')],

@@ -6,7 +6,11 @@ import { RunConfig } from '../../shared/runs';
 import { writeFileAtomic } from '../../engine/atomic';
 import { RunStore } from '../../engine/runs';
 
-const config: RunConfig = RunConfig.parse({ kind: 'theory.prop3', version: 1, params: { worlds: 2, states: 6, k: 2, m: 3, grid: 5, seed: 1, worldKind: 'uniform' } });
+const config: RunConfig = RunConfig.parse({
+  kind: 'theory.prop3',
+  version: 1,
+  params: { worlds: 2, states: 6, k: 2, m: 3, grid: 5, seed: 1, worldKind: 'uniform' },
+});
 const tmp = () => mkdtempSync(join(tmpdir(), 'prh-store-'));
 
 describe('run store', () => {
@@ -49,7 +53,10 @@ describe('run store', () => {
     before.update(running, { status: 'running', pid: 999_999 });
     before.update(done, { status: 'done', result: { ok: 1 } });
     const after = new RunStore(root); // the app started again
-    const changed = after.recover().map((s) => s.id).sort();
+    const changed = after
+      .recover()
+      .map((s) => s.id)
+      .sort();
     expect(changed).toEqual([running, queued].sort());
     expect(after.get(running).status).toBe('interrupted');
     expect(after.get(running).pid).toBeNull();

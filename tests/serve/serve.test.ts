@@ -19,7 +19,12 @@ beforeAll(async () => {
   writeFileSync(join(renderer, 'assets', 'app.js'), 'console.log(1)');
   writeFileSync(secret, 'do not serve me');
   let settings = { theme: 'system' as const };
-  service = new Service({ runsDir: join(home, 'runs'), userData: home, transport: 'ws', settings: { get: () => settings, set: (p) => (settings = { ...settings, ...p } as typeof settings) } });
+  service = new Service({
+    runsDir: join(home, 'runs'),
+    userData: home,
+    transport: 'ws',
+    settings: { get: () => settings, set: (p) => (settings = { ...settings, ...p } as typeof settings) },
+  });
   s = await serve({ service, rendererDir: renderer });
 });
 afterAll(async () => {
@@ -34,7 +39,9 @@ const get = (path: string, headers: Record<string, string> = {}): Promise<Res> =
       let body = '';
       res.on('data', (c) => (body += c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    }).on('error', reject).end();
+    })
+      .on('error', reject)
+      .end();
   });
 const cookie = () => `prh_token_${s.port}=${s.token}`;
 const connect = (headers: Record<string, string>, query = ''): Promise<WebSocket> =>

@@ -20,23 +20,38 @@ const renderer = join(home, 'renderer');
 mkdirSync(renderer);
 writeFileSync(join(renderer, 'index.html'), '<!doctype html><title>ok</title>');
 let settings = { theme: 'system' as const, dataRoots: [] as string[] };
-const service = new Service({ runsDir: join(home, 'runs'), userData: home, transport: 'ws', settings: { get: () => settings, set: (p) => (settings = { ...settings, ...p } as typeof settings) } });
+const service = new Service({
+  runsDir: join(home, 'runs'),
+  userData: home,
+  transport: 'ws',
+  settings: { get: () => settings, set: (p) => (settings = { ...settings, ...p } as typeof settings) },
+});
 afterAll(() => service.close());
 
-const get = (port: number, path: string, cookie?: string): Promise<{ status: number; body: string; headers: Record<string, unknown> }> =>
+const get = (
+  port: number,
+  path: string,
+  cookie?: string,
+): Promise<{ status: number; body: string; headers: Record<string, unknown> }> =>
   new Promise((resolve, reject) => {
     request({ host: '127.0.0.1', port, path, headers: cookie ? { Cookie: cookie } : {}, agent: false }, (res) => {
       let body = '';
       res.on('data', (c) => (body += c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
-    }).on('error', reject).end();
+    })
+      .on('error', reject)
+      .end();
   });
-const upgrade = (port: number, cookie: string) => new Promise<void>((resolve, reject) => {
-  const ws = new WebSocket(`ws://127.0.0.1:${port}/api`, { headers: { Cookie: cookie } });
-  ws.once('open', () => { ws.close(); resolve(); });
-  ws.once('unexpected-response', (_q, res) => reject(new Error(`HTTP ${res.statusCode}`)));
-  ws.once('error', reject);
-});
+const upgrade = (port: number, cookie: string) =>
+  new Promise<void>((resolve, reject) => {
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/api`, { headers: { Cookie: cookie } });
+    ws.once('open', () => {
+      ws.close();
+      resolve();
+    });
+    ws.once('unexpected-response', (_q, res) => reject(new Error(`HTTP ${res.statusCode}`)));
+    ws.once('error', reject);
+  });
 
 describe('a session that survives a restart', () => {
   it('keeps one private token per runs folder, and replaces it only when asked', () => {
@@ -80,22 +95,58 @@ describe('a session that survives a restart', () => {
 
   it('builds the UI when it is missing, and says how when it cannot', () => {
     const out = join(home, 'built');
-    ensureRenderer(out, () => spawnSync(process.execPath, ['-e', `require('fs').mkdirSync(${JSON.stringify(out)}, {recursive: true}); require('fs').writeFileSync(${JSON.stringify(join(out, 'index.html'))}, 'x')`]).status);
+    ensureRenderer(
+      out,
+      () =>
+        spawnSync(process.execPath, [
+          '-e',
+          `require('fs').mkdirSync(${JSON.stringify(out)}, {recursive: true}); require('fs').writeFileSync(${JSON.stringify(join(out, 'index.html'))}, 'x')`,
+        ]).status,
+    );
     expect(readFileSync(join(out, 'index.html'), 'utf8')).toBe('x');
-    expect(() => ensureRenderer(join(home, 'nothing'), () => 1)).toThrow(/building it failed \(exit 1\); run `npm run build`/);
-    expect(() => ensureRenderer(join(home, 'nothing'), () => null)).toThrow(/electron-vite \(a dev dependency\) is not installed/);
+    expect(() => ensureRenderer(join(home, 'nothing'), () => 1)).toThrow(
+      /building it failed \(exit 1\); run `npm run build`/,
+    );
+    expect(() => ensureRenderer(join(home, 'nothing'), () => null)).toThrow(
+      /electron-vite \(a dev dependency\) is not installed/,
+    );
   });
 });
 
 describe('the API of the run table and the dataset picker', () => {
   it('annotates, indexes and deletes a finished run, and refuses to delete a running one', async () => {
-    const a = service.store.create({ kind: 'world.generate', version: 1, out: join(home, 'w'), seed: 0, preset: 'paper-like' });
+    const a = service.store.create({
+      kind: 'world.generate',
+      version: 1,
+      out: join(home, 'w'),
+      seed: 0,
+      preset: 'paper-like',
+    });
     service.store.update(a.id, { status: 'done' });
-    expect(await service.dispatch('annotateRun', { id: a.id, annotation: { tags: ['baseline', 'baseline', ' x '], note: 'first' } })).toEqual({ tags: ['baseline', 'x'], note: 'first', archived: false });
+    expect(
+      await service.dispatch('annotateRun', {
+        id: a.id,
+        annotation: { tags: ['baseline', 'baseline', ' x '], note: 'first' },
+      }),
+    ).toEqual({ tags: ['baseline', 'x'], note: 'first', archived: false });
     await service.dispatch('annotateRun', { id: a.id, annotation: { archived: true } });
-    const [entry] = (await service.dispatch('runIndex', {})) as { id: string; config: { kind: string }; annotation: unknown }[];
-    expect(entry).toMatchObject({ id: a.id, config: { kind: 'world.generate' }, annotation: { tags: ['baseline', 'x'], note: 'first', archived: true } });
-    const b = service.store.create({ kind: 'world.generate', version: 1, out: join(home, 'w2'), seed: 0, preset: 'paper-like' });
+    const [entry] = (await service.dispatch('runIndex', {})) as {
+      id: string;
+      config: { kind: string };
+      annotation: unknown;
+    }[];
+    expect(entry).toMatchObject({
+      id: a.id,
+      config: { kind: 'world.generate' },
+      annotation: { tags: ['baseline', 'x'], note: 'first', archived: true },
+    });
+    const b = service.store.create({
+      kind: 'world.generate',
+      version: 1,
+      out: join(home, 'w2'),
+      seed: 0,
+      preset: 'paper-like',
+    });
     service.store.update(b.id, { status: 'running' });
     await expect(service.dispatch('deleteRun', { id: b.id })).rejects.toThrow(/running: cancel it before deleting it/);
     await service.dispatch('deleteRun', { id: a.id });
@@ -103,12 +154,35 @@ describe('the API of the run table and the dataset picker', () => {
   });
 
   it("lists an experiment's arm runs by seed, then arm in the paper's order", async () => {
-    const e = service.store.create({ kind: 'world.generate', version: 1, out: join(home, 'w3'), seed: 0, preset: 'paper-like' });
+    const e = service.store.create({
+      kind: 'world.generate',
+      version: 1,
+      out: join(home, 'w3'),
+      seed: 0,
+      preset: 'paper-like',
+    });
     const arms = new RunStore(join(service.store.dir(e.id), 'arms'));
-    const made = [['ntp', 1], ['good', 1], ['bad', 0], ['ntp', 0], ['bad', 1], ['good', 0]] as const; // as random ids would list them
-    for (const [arm, seed] of made) arms.create(TrainConfig.parse({ kind: 'train', version: 1, data: 'd', arm, seed, name: `${arm} (seed ${seed})` }));
+    const made = [
+      ['ntp', 1],
+      ['good', 1],
+      ['bad', 0],
+      ['ntp', 0],
+      ['bad', 1],
+      ['good', 0],
+    ] as const; // as random ids would list them
+    for (const [arm, seed] of made)
+      arms.create(
+        TrainConfig.parse({ kind: 'train', version: 1, data: 'd', arm, seed, name: `${arm} (seed ${seed})` }),
+      );
     const listed = (await service.dispatch('childRuns', { id: e.id })) as { name: string }[];
-    expect(listed.map((r) => r.name)).toEqual(['good (seed 0)', 'bad (seed 0)', 'ntp (seed 0)', 'good (seed 1)', 'bad (seed 1)', 'ntp (seed 1)']);
+    expect(listed.map((r) => r.name)).toEqual([
+      'good (seed 0)',
+      'bad (seed 0)',
+      'ntp (seed 0)',
+      'good (seed 1)',
+      'bad (seed 1)',
+      'ntp (seed 1)',
+    ]);
   });
 
   it('lists folders only under the allowed roots, datasets marked, and not out through a symlink', async () => {
@@ -118,14 +192,21 @@ describe('the API of the run table and the dataset picker', () => {
     symlinkSync('/etc', join(data, 'escape'));
     await expect(service.dispatch('browseFolder', { path: data })).rejects.toThrow(InputError);
     settings = { ...settings, dataRoots: [data] };
-    const listing = (await service.dispatch('browseFolder', { path: data })) as { entries: { name: string; dataset: boolean }[]; parent: string | null };
+    const listing = (await service.dispatch('browseFolder', { path: data })) as {
+      entries: { name: string; dataset: boolean }[];
+      parent: string | null;
+    };
     expect(listing.entries).toEqual([expect.objectContaining({ name: 'flickr', dataset: true })]);
     expect(listing.parent).toBeNull(); // a root: no way up
-    await expect(service.dispatch('browseFolder', { path: join(data, 'escape') })).rejects.toThrow(/outside the folders/);
+    await expect(service.dispatch('browseFolder', { path: join(data, 'escape') })).rejects.toThrow(
+      /outside the folders/,
+    );
     await expect(service.dispatch('browseFolder', { path: join(data, '..') })).rejects.toThrow(/outside the folders/);
   });
 
   it('answers a bad call in words, not zod JSON', async () => {
-    await expect(service.dispatch('theoryExplore', { n: 10, k: 2, m: 3, rho: 0.5, seed: '' })).rejects.toThrow(/^theoryExplore: seed: expected a number$/);
+    await expect(service.dispatch('theoryExplore', { n: 10, k: 2, m: 3, rho: 0.5, seed: '' })).rejects.toThrow(
+      /^theoryExplore: seed: expected a number$/,
+    );
   });
 });

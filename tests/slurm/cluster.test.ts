@@ -21,7 +21,13 @@ describe.skipIf(skip)(`a private single-node Slurm${skip ? ` (skipped: ${skip})`
   const fast = { timeoutMs: 60_000, pollMs: 250 };
   // A trivial job: `sh -c SCRIPT sh ARGS...`, its output in its own folder.
   const shellJob = (name: string, script: string, extra: Partial<BatchJob> = {}): BatchJob => ({
-    name, output: join(work, name, 'slurm-%j.out'), resources: {}, requeue: false, cwd: work, command: ['/bin/sh', '-c', script, 'sh'], ...extra,
+    name,
+    output: join(work, name, 'slurm-%j.out'),
+    resources: {},
+    requeue: false,
+    cwd: work,
+    command: ['/bin/sh', '-c', script, 'sh'],
+    ...extra,
   });
   const submit = (job: BatchJob) => slurm.submit(join(work, job.name), job);
   const phaseOf = (p: ReturnType<typeof jobPhase>) => (j: SlurmJob) => jobPhase(j) === p;
@@ -42,15 +48,29 @@ describe.skipIf(skip)(`a private single-node Slurm${skip ? ` (skipped: ${skip})`
   });
 
   it('runs a generated script and tracks its state to COMPLETED', async () => {
-    const job = shellJob('trivial', 'echo "hello from $SLURMD_NODENAME: $1"', { output: join(work, 'runs with spaces', 'slurm-%j.out') });
+    const job = shellJob('trivial', 'echo "hello from $SLURMD_NODENAME: $1"', {
+      output: join(work, 'runs with spaces', 'slurm-%j.out'),
+    });
     mkdirSync(join(work, 'runs with spaces'));
     job.command.push("it's one arg");
     const { jobId, output, script } = await submit(job);
     expect(output).toBe(join(work, 'runs with spaces', `slurm-${jobId}.out`));
     expect(readFileSync(script, 'utf8')).toMatch(/^#SBATCH --job-name=trivial$/m);
     const seen = new Set<string>();
-    const done = await slurm.waitFor(jobId, { ...fast, until: (j) => (seen.add(j.state), jobPhase(j) === 'completed') });
-    expect(done).toMatchObject({ id: jobId, name: 'trivial', state: 'COMPLETED', node: c.node, partition: c.partition, exitCode: 0, restarts: 0, source: 'scontrol' });
+    const done = await slurm.waitFor(jobId, {
+      ...fast,
+      until: (j) => (seen.add(j.state), jobPhase(j) === 'completed'),
+    });
+    expect(done).toMatchObject({
+      id: jobId,
+      name: 'trivial',
+      state: 'COMPLETED',
+      node: c.node,
+      partition: c.partition,
+      exitCode: 0,
+      restarts: 0,
+      source: 'scontrol',
+    });
     expect(readFileSync(output, 'utf8')).toContain(`hello from ${c.node}: it's one arg`);
     expect([...seen].every((s) => ['PENDING', 'RUNNING', 'COMPLETING', 'COMPLETED'].includes(s))).toBe(true);
   });
@@ -81,7 +101,10 @@ describe.skipIf(skip)(`a private single-node Slurm${skip ? ` (skipped: ${skip})`
 
   it('sees a requeued job as requeued, and its rerun gets the resume flag', async () => {
     const args = join(work, 'requeue', 'args.txt');
-    const job = shellJob('requeue', `echo "$*" >> ${args}; sleep 300`, { requeue: true, resume: { flag: '--resume', now: false } });
+    const job = shellJob('requeue', `echo "$*" >> ${args}; sleep 300`, {
+      requeue: true,
+      resume: { flag: '--resume', now: false },
+    });
     job.command.push('first-arg');
     const { jobId } = await submit(job);
     await slurm.waitFor(jobId, { ...fast, until: phaseOf('running') });
@@ -102,30 +125,55 @@ describe.skipIf(skip)(`a private single-node Slurm${skip ? ` (skipped: ${skip})`
     await expect(submit(shellJob('rejected', 'true', { resources: { partition: 'nope' } }))).rejects.toThrow(
       /^sbatch rejected the job: invalid partition specified: nope; Batch job submission failed: Invalid partition name specified \(partitions on this cluster: debug\)$/,
     );
-    await expect(submit(shellJob('gres', 'true', { resources: { gpus: 1 } }))).rejects.toThrow(/sbatch rejected the job: .*Invalid generic resource \(gres\) specification/);
-    await expect(slurm.partition('nope')).rejects.toThrow("unknown Slurm partition 'nope': the cluster has debug (default)");
+    await expect(submit(shellJob('gres', 'true', { resources: { gpus: 1 } }))).rejects.toThrow(
+      /sbatch rejected the job: .*Invalid generic resource \(gres\) specification/,
+    );
+    await expect(slurm.partition('nope')).rejects.toThrow(
+      "unknown Slurm partition 'nope': the cluster has debug (default)",
+    );
     expect(await slurm.partition()).toMatchObject({ name: 'debug', isDefault: true, state: 'UP' });
   });
 
   it('says why a job failed, with the end of its output file', async () => {
-    const { jobId, output } = await submit(shellJob('failing', 'echo step one; echo "boom: no such dataset" >&2; exit 3'));
+    const { jobId, output } = await submit(
+      shellJob('failing', 'echo step one; echo "boom: no such dataset" >&2; exit 3'),
+    );
     const j = (await slurm.waitFor(jobId, fast))!;
     expect(jobPhase(j)).toBe('failed');
-    expect(jobFailure(j, output)).toBe(`Slurm job ${jobId} FAILED on ${c.node}, exit code 3; the end of ${output}:\n${readFileSync(output, 'utf8').trimEnd()}`);
+    expect(jobFailure(j, output)).toBe(
+      `Slurm job ${jobId} FAILED on ${c.node}, exit code 3; the end of ${output}:\n${readFileSync(output, 'utf8').trimEnd()}`,
+    );
     expect(jobFailure(j, output)).toMatch(/step one\nboom: no such dataset$/);
-    expect(jobFailure(j, join(work, 'elsewhere.out'))).toMatch(/no output file .* is the runs folder on a filesystem the nodes share/);
+    expect(jobFailure(j, join(work, 'elsewhere.out'))).toMatch(
+      /no output file .* is the runs folder on a filesystem the nodes share/,
+    );
   });
 
   it('`prh slurm check` passes, with a probe job that wrote into the runs folder from the node', () => {
     const runs = join(work, 'check-runs');
     const r = spawnSync(process.execPath, [prh, 'slurm', 'check', '--runs', runs, '--wait', '60', '--json'], {
-      env: { ...c.env, PRH_HOME: join(work, 'home') }, encoding: 'utf8',
+      env: { ...c.env, PRH_HOME: join(work, 'home') },
+      encoding: 'utf8',
     });
     const report = JSON.parse(r.stdout) as { ok: boolean; checks: { check: string; ok: boolean; detail: string }[] };
     expect(report.checks.filter((x) => !x.ok)).toEqual([]);
     expect(r.status).toBe(0);
     const row = (name: string) => report.checks.find((x) => x.check === name)?.detail;
-    expect(report.checks.map((x) => x.check)).toEqual(['sbatch', 'squeue', 'scontrol', 'scancel', 'sacct', 'controller', 'accounting', 'partition', 'job request', 'probe job', 'runs folder shared', 'node on the nodes', 'project on the nodes']);
+    expect(report.checks.map((x) => x.check)).toEqual([
+      'sbatch',
+      'squeue',
+      'scontrol',
+      'scancel',
+      'sacct',
+      'controller',
+      'accounting',
+      'partition',
+      'job request',
+      'probe job',
+      'runs folder shared',
+      'node on the nodes',
+      'project on the nodes',
+    ]);
     expect(row('accounting')).toMatch(/^off/);
     expect(row('partition')).toMatch(/^debug \(default\): UP/);
     expect(row('probe job')).toMatch(new RegExp(`ran on ${c.node}`));
@@ -135,13 +183,22 @@ describe.skipIf(skip)(`a private single-node Slurm${skip ? ` (skipped: ${skip})`
   });
 
   it('`prh slurm check` fails on an unknown partition, listing the ones there are', () => {
-    const r = spawnSync(process.execPath, [prh, 'slurm', 'check', '--runs', join(work, 'check-runs'), '--partition', 'gpu', '--json'], {
-      env: { ...c.env, PRH_HOME: join(work, 'home') }, encoding: 'utf8',
-    });
+    const r = spawnSync(
+      process.execPath,
+      [prh, 'slurm', 'check', '--runs', join(work, 'check-runs'), '--partition', 'gpu', '--json'],
+      {
+        env: { ...c.env, PRH_HOME: join(work, 'home') },
+        encoding: 'utf8',
+      },
+    );
     expect(r.status).toBe(1);
     const report = JSON.parse(r.stdout) as { ok: boolean; checks: { check: string; ok: boolean; detail: string }[] };
     expect(report.ok).toBe(false);
-    expect(report.checks.at(-1)).toEqual({ check: 'partition', ok: false, detail: "unknown Slurm partition 'gpu': the cluster has debug (default)" });
+    expect(report.checks.at(-1)).toEqual({
+      check: 'partition',
+      ok: false,
+      detail: "unknown Slurm partition 'gpu': the cluster has debug (default)",
+    });
   });
 });
 
@@ -149,26 +206,48 @@ describe('`prh slurm check` without a cluster', () => {
   const home = mkdtempSync(join(tmpdir(), 'prh-noslurm-'));
   afterAll(() => rmSync(home, { recursive: true, force: true }));
   const check = (env: NodeJS.ProcessEnv) => {
-    const r = spawnSync(process.execPath, [prh, 'slurm', 'check', '--runs', join(home, 'runs'), '--json'], { env: { ...env, PRH_HOME: home }, encoding: 'utf8', timeout: 60_000 });
-    return { status: r.status, report: JSON.parse(r.stdout) as { ok: boolean; checks: { check: string; ok: boolean; detail: string }[] } };
+    const r = spawnSync(process.execPath, [prh, 'slurm', 'check', '--runs', join(home, 'runs'), '--json'], {
+      env: { ...env, PRH_HOME: home },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    return {
+      status: r.status,
+      report: JSON.parse(r.stdout) as { ok: boolean; checks: { check: string; ok: boolean; detail: string }[] },
+    };
   };
 
   it('fails when the Slurm commands are missing, saying so', () => {
     const { status, report } = check({ ...process.env, PATH: join(home, 'empty') });
     expect(status).toBe(1);
     expect(report.ok).toBe(false);
-    expect(report.checks[0]).toEqual({ check: 'sbatch', ok: false, detail: expect.stringMatching(/^sbatch not found on PATH: run this on a machine that submits to the cluster/) });
+    expect(report.checks[0]).toEqual({
+      check: 'sbatch',
+      ok: false,
+      detail: expect.stringMatching(/^sbatch not found on PATH: run this on a machine that submits to the cluster/),
+    });
   });
 
   const hasSbatch = spawnSync('which', ['sbatch']).status === 0;
-  it.skipIf(!hasSbatch || existsSync('/etc/slurm/slurm.conf'))('fails at the controller when no cluster is configured, with Slurm\'s words', () => {
-    const env = { ...process.env };
-    delete env.SLURM_CONF;
-    const { status, report } = check(env);
-    expect(status).toBe(1);
-    expect(report.checks.slice(0, 5)).toMatchObject(['sbatch', 'squeue', 'scontrol', 'scancel', 'sacct'].map((check) => ({ check, ok: true }))); // the commands are there
-    expect(report.checks.at(-1)).toMatchObject({ check: 'controller', ok: false, detail: expect.stringMatching(/Could not establish a configuration source \(no Slurm configuration here: .* set SLURM_CONF/) });
-  });
+  it.skipIf(!hasSbatch || existsSync('/etc/slurm/slurm.conf'))(
+    "fails at the controller when no cluster is configured, with Slurm's words",
+    () => {
+      const env = { ...process.env };
+      delete env.SLURM_CONF;
+      const { status, report } = check(env);
+      expect(status).toBe(1);
+      expect(report.checks.slice(0, 5)).toMatchObject(
+        ['sbatch', 'squeue', 'scontrol', 'scancel', 'sacct'].map((check) => ({ check, ok: true })),
+      ); // the commands are there
+      expect(report.checks.at(-1)).toMatchObject({
+        check: 'controller',
+        ok: false,
+        detail: expect.stringMatching(
+          /Could not establish a configuration source \(no Slurm configuration here: .* set SLURM_CONF/,
+        ),
+      });
+    },
+  );
 });
 
 async function waitFor(ok: () => boolean, ms = 30_000): Promise<void> {

@@ -3,7 +3,16 @@
 // on 127.0.0.1. stop() cancels every job, stops the daemons by their pid files and removes the folder; a cluster
 // left by a killed test process is swept at the next start. Needs Debian's slurm-wlm and munge, and root.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+  chmodSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -167,20 +176,36 @@ export async function startCluster(): Promise<Cluster> {
   const env = { ...process.env, SLURM_CONF: conf };
   const children: ChildProcess[] = [];
   const cluster: Cluster = {
-    dir, conf, env, partition, node,
+    dir,
+    conf,
+    env,
+    partition,
+    node,
     scontrol: (...args) => {
       const r = spawnSync('scontrol', args, { env, encoding: 'utf8' });
       if (r.status !== 0) throw new Error(`scontrol ${args.join(' ')}: ${r.stderr.trim()}`);
       return r.stdout;
     },
     explain: (jobId) => {
-      const show = (...args: string[]) => { const r = spawnSync('scontrol', ['show', ...args], { env, encoding: 'utf8' }); return (r.stdout || r.stderr || '').trim(); };
-      const tail = (name: string) => (existsSync(join(dir, name)) ? readFileSync(join(dir, name), 'utf8').trimEnd().split('\n').slice(-15).join('\n') : `(no ${name})`);
-      return [show('job', jobId), show('node', node), `slurmctld.log:\n${tail('slurmctld.log')}`, `slurmd.log:\n${tail('slurmd.log')}`].join('\n');
+      const show = (...args: string[]) => {
+        const r = spawnSync('scontrol', ['show', ...args], { env, encoding: 'utf8' });
+        return (r.stdout || r.stderr || '').trim();
+      };
+      const tail = (name: string) =>
+        existsSync(join(dir, name))
+          ? readFileSync(join(dir, name), 'utf8').trimEnd().split('\n').slice(-15).join('\n')
+          : `(no ${name})`;
+      return [
+        show('job', jobId),
+        show('node', node),
+        `slurmctld.log:\n${tail('slurmctld.log')}`,
+        `slurmd.log:\n${tail('slurmd.log')}`,
+      ].join('\n');
     },
     stop: async () => {
       process.off('exit', onExit);
-      const jobs = spawnSync('squeue', ['-h', '-o', '%i'], { env, encoding: 'utf8' }).stdout?.split('\n').filter(Boolean) ?? [];
+      const jobs =
+        spawnSync('squeue', ['-h', '-o', '%i'], { env, encoding: 'utf8' }).stdout?.split('\n').filter(Boolean) ?? [];
       if (jobs.length) spawnSync('scancel', jobs, { env });
       await killAll(() => leftovers(dir), 10_000);
       for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
@@ -203,15 +228,27 @@ export async function startCluster(): Promise<Cluster> {
     return { child, output: () => lines.join('') };
   };
   const daemons = [
-    start('munged', ['--foreground', `--key-file=${key}`, `--socket=${join(dir, 'munge.socket')}`, `--pid-file=${join(dir, 'munged.pid')}`,
-      `--seed-file=${join(dir, 'munged.seed')}`, `--log-file=${join(dir, 'munged.log')}`, '--force']),
+    start('munged', [
+      '--foreground',
+      `--key-file=${key}`,
+      `--socket=${join(dir, 'munge.socket')}`,
+      `--pid-file=${join(dir, 'munged.pid')}`,
+      `--seed-file=${join(dir, 'munged.seed')}`,
+      `--log-file=${join(dir, 'munged.log')}`,
+      '--force',
+    ]),
   ];
   try {
     await until(() => existsSync(join(dir, 'munge.socket')), 10_000, 'munged did not create its socket', daemons);
     daemons.push(start('slurmctld', ['-D', '-c', '-f', conf]));
     daemons.push(start('slurmd', ['-D', '-N', node, '-f', conf]));
     // idle: slurmd has registered and the node takes jobs
-    await until(() => spawnSync('sinfo', ['-h', '-o', '%t'], { env, encoding: 'utf8' }).stdout?.trim() === 'idle', 30_000, 'the node did not become idle', daemons);
+    await until(
+      () => spawnSync('sinfo', ['-h', '-o', '%t'], { env, encoding: 'utf8' }).stdout?.trim() === 'idle',
+      30_000,
+      'the node did not become idle',
+      daemons,
+    );
   } catch (err) {
     await cluster.stop();
     throw err;
@@ -219,13 +256,20 @@ export async function startCluster(): Promise<Cluster> {
   return cluster;
 }
 
-async function until(ok: () => boolean, ms: number, what: string, daemons: { child: ChildProcess; output: () => string }[]): Promise<void> {
+async function until(
+  ok: () => boolean,
+  ms: number,
+  what: string,
+  daemons: { child: ChildProcess; output: () => string }[],
+): Promise<void> {
   const end = Date.now() + ms;
   while (!ok()) {
     const dead = daemons.find((d) => d.child.exitCode !== null);
     if (dead || Date.now() > end) {
       const said = daemons.map((d) => d.output().trim().split('\n').slice(-5).join('\n')).join('\n');
-      throw new Error(`${what}${dead ? ` (${dead.child.spawnfile} exited with ${dead.child.exitCode})` : ` within ${ms / 1000} s`}:\n${said}`);
+      throw new Error(
+        `${what}${dead ? ` (${dead.child.spawnfile} exited with ${dead.child.exitCode})` : ` within ${ms / 1000} s`}:\n${said}`,
+      );
     }
     await new Promise((r) => setTimeout(r, 200));
   }

@@ -5,7 +5,9 @@ import { SlurmExecutor } from '../../engine/slurm';
 import { workerCommand } from '../../engine/worker';
 
 const [root, id] = process.argv.slice(2);
-const scheduler = new Scheduler(new RunStore(root), { executor: new SlurmExecutor({ settings: { pollSeconds: 1 }, worker: workerCommand() }) });
+const scheduler = new Scheduler(new RunStore(root), {
+  executor: new SlurmExecutor({ settings: { pollSeconds: 1 }, worker: workerCommand() }),
+});
 scheduler.on('event', (e) => e.type === 'status' && e.state.slurm?.state === 'RUNNING' && process.exit(0));
 scheduler.submit(id);
 setTimeout(() => process.exit(3), 120_000);

@@ -4,7 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TrainRng } from '../../engine/models';
-import { DEFAULT_VIEWS, captionIds, encodeText, loadTokenizer, makeViews, saveTokenizer, trainWordPiece } from '../../engine/text';
+import {
+  DEFAULT_VIEWS,
+  captionIds,
+  encodeText,
+  loadTokenizer,
+  makeViews,
+  saveTokenizer,
+  trainWordPiece,
+} from '../../engine/text';
 import { photoViews } from '../../engine/train';
 
 const sp = { cls: 2, sep: 3, mask: 4 };
@@ -12,7 +20,10 @@ const captions = Array.from({ length: 5 }, (_, c) => Array.from({ length: 20 }, 
 
 describe('views', () => {
   const rng = TrainRng.seeded(7, 'views-test');
-  const draws = Array.from({ length: 3000 }, () => ({ good: makeViews(rng, captions, 'good', DEFAULT_VIEWS, sp), bad: makeViews(rng, captions, 'bad', DEFAULT_VIEWS, sp) }));
+  const draws = Array.from({ length: 3000 }, () => ({
+    good: makeViews(rng, captions, 'good', DEFAULT_VIEWS, sp),
+    bad: makeViews(rng, captions, 'bad', DEFAULT_VIEWS, sp),
+  }));
   it('8 views, 2 global first with 50-100% spans, 6 local with 15-50%', () => {
     for (const { good, bad } of draws.slice(0, 500))
       for (const vs of [good, bad]) {
@@ -31,7 +42,8 @@ describe('views', () => {
     expect(meanLocal / 20).toBeLessThan(0.35); // E[frac] = .325
   });
   it('masks 15% of tokens with [MASK]', () => {
-    let masked = 0, total = 0;
+    let masked = 0,
+      total = 0;
     for (const d of draws)
       for (const v of d.good) {
         masked += v.masked.length;
@@ -49,14 +61,25 @@ describe('views', () => {
     expect(mean).toBeLessThan(4.24);
     for (const d of draws) {
       expect(new Set(d.bad.map((v) => v.caption)).size).toBe(1);
-      for (const v of d.bad) for (const id of v.ids.slice(1, -1)) if (id !== sp.mask) expect(Math.floor(id / 100) - 1).toBe(v.caption);
+      for (const v of d.bad)
+        for (const id of v.ids.slice(1, -1)) if (id !== sp.mask) expect(Math.floor(id / 100) - 1).toBe(v.caption);
     }
     const badCaps = draws.map((d) => d.bad[0].caption);
     for (let c = 0; c < 5; c++) expect(badCaps.filter((x) => x === c).length / badCaps.length).toBeGreaterThan(0.15);
   });
   it('the inspector returns both arms for one photo from one stream', () => {
-    const tk = trainWordPiece(['a red circle at the left', 'blue square , right', 'a green star', 'the red ring', 'purple cross top'], 200, 1);
-    const v = photoViews(tk, ['a red circle at the left', 'blue square , right', 'a green star', 'the red ring', 'purple cross top'], DEFAULT_VIEWS, 3, 'img-1');
+    const tk = trainWordPiece(
+      ['a red circle at the left', 'blue square , right', 'a green star', 'the red ring', 'purple cross top'],
+      200,
+      1,
+    );
+    const v = photoViews(
+      tk,
+      ['a red circle at the left', 'blue square , right', 'a green star', 'the red ring', 'purple cross top'],
+      DEFAULT_VIEWS,
+      3,
+      'img-1',
+    );
     expect(v.good).toHaveLength(8);
     expect(v.bad).toHaveLength(8);
     expect(new Set(v.bad.map((x) => x.caption)).size).toBe(1);
@@ -65,7 +88,12 @@ describe('views', () => {
 });
 
 describe('WordPiece tokenizer', () => {
-  const texts = ['A red circle at the left.', 'Two blue squares, on the right!', 'a red circle and a green star', 'Café au lait circles'];
+  const texts = [
+    'A red circle at the left.',
+    'Two blue squares, on the right!',
+    'a red circle and a green star',
+    'Café au lait circles',
+  ];
   it('trains, splits punctuation, lowercases, strips accents, and round-trips through tokenizer.json', () => {
     const tk = trainWordPiece(texts, 120, 1);
     expect(tk.vocab.slice(0, 5)).toEqual(['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]']);
@@ -82,7 +110,9 @@ describe('WordPiece tokenizer', () => {
     expect(back.vocab).toEqual(tk.vocab);
     expect(encodeText(back, 'zebra circles')).toEqual(encodeText(tk, 'zebra circles'));
     writeFileSync(join(dir, 'bpe.json'), JSON.stringify({ model: { type: 'BPE', vocab: {} } }));
-    expect(() => loadTokenizer(join(dir, 'bpe.json'))).toThrow(/bpe\.json: not a Hugging Face tokenizer\.json with a WordPiece model: model\.type: /);
+    expect(() => loadTokenizer(join(dir, 'bpe.json'))).toThrow(
+      /bpe\.json: not a Hugging Face tokenizer\.json with a WordPiece model: model\.type: /,
+    );
   });
   it('captionIds leaves room for [CLS] and [SEP] and is never empty', () => {
     const tk = trainWordPiece(texts, 120, 1);

@@ -21,10 +21,36 @@ describe('prh theory', () => {
   afterEach(() => vi.restoreAllMocks());
 
   it('prop3 --json prints one document with rows and summary', async () => {
-    const { out } = await run(['prop3', '--worlds', '2', '--states', '10', '--k', '2', '--m', '3', '--grid', '5', '--seed', '1', '--world', 'clustered', '--json']);
+    const { out } = await run([
+      'prop3',
+      '--worlds',
+      '2',
+      '--states',
+      '10',
+      '--k',
+      '2',
+      '--m',
+      '3',
+      '--grid',
+      '5',
+      '--seed',
+      '1',
+      '--world',
+      'clustered',
+      '--json',
+    ]);
     const doc = JSON.parse(out);
     expect(doc.rows).toHaveLength(10);
-    expect(doc.params).toMatchObject({ worlds: 2, states: 10, k: 2, m: 3, grid: 5, seed: 1, worldKind: 'clustered', stickiness: 0.8 });
+    expect(doc.params).toMatchObject({
+      worlds: 2,
+      states: 10,
+      k: 2,
+      m: 3,
+      grid: 5,
+      seed: 1,
+      worldKind: 'clustered',
+      stickiness: 0.8,
+    });
     expect(doc.summary.rhoOne.r).toEqual([2, 2]);
   });
 

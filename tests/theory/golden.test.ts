@@ -3,7 +3,18 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Matrix } from 'ml-matrix';
 import { z } from 'zod';
-import { kernel, nontrivialSpectrum, nuisanceFrom, prepareProp3, prop1, prop3Point, rotationError, thm3Floor, whitenedOptimum, worldFromJoint } from '../../engine/theory';
+import {
+  kernel,
+  nontrivialSpectrum,
+  nuisanceFrom,
+  prepareProp3,
+  prop1,
+  prop3Point,
+  rotationError,
+  thm3Floor,
+  whitenedOptimum,
+  worldFromJoint,
+} from '../../engine/theory';
 
 const Rows = z.array(z.array(z.number()));
 const Golden = z.object({
@@ -18,10 +29,20 @@ const Golden = z.object({
         m: z.number(),
         nu: z.array(z.number()),
         k: z.number(),
-        points: z.array(z.object({ rho: z.number(), r: z.number(), error: z.number(), eigenvalues: z.array(z.number()) })),
+        points: z.array(
+          z.object({ rho: z.number(), r: z.number(), error: z.number(), eigenvalues: z.array(z.number()) }),
+        ),
       }),
       rotation: z.object({ k: z.number(), f: Rows, error: z.number() }),
-      thm3: z.object({ m: z.number(), nu: z.array(z.number()), k: z.number(), f: Rows, error: z.number(), bound: z.number(), etaBound: z.number() }),
+      thm3: z.object({
+        m: z.number(),
+        nu: z.array(z.number()),
+        k: z.number(),
+        f: Rows,
+        error: z.number(),
+        bound: z.number(),
+        etaBound: z.number(),
+      }),
     }),
   ),
 });
@@ -64,7 +85,12 @@ describe.each(golden.worlds)('golden world $name', (g) => {
   });
 
   it('Thm 3 floor values', () => {
-    const floor = thm3Floor(world, nuisanceFrom(Float64Array.from(g.thm3.nu)), new Matrix(g.thm3.f), whitenedOptimum(world, g.thm3.k).f);
+    const floor = thm3Floor(
+      world,
+      nuisanceFrom(Float64Array.from(g.thm3.nu)),
+      new Matrix(g.thm3.f),
+      whitenedOptimum(world, g.thm3.k).f,
+    );
     expect(Math.abs(floor.error - g.thm3.error)).toBeLessThan(TOL);
     expect(Math.abs(floor.bound - g.thm3.bound)).toBeLessThan(TOL);
     expect(Math.abs(floor.etaBound - g.thm3.etaBound)).toBeLessThan(TOL);

@@ -1,10 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { TheoryRng, clusteredWorld, crossMoment, pairLoss, prop1, tiedWorld, uniformWorld, whitenedOptimum } from '../../engine/theory';
+import {
+  TheoryRng,
+  clusteredWorld,
+  crossMoment,
+  pairLoss,
+  prop1,
+  tiedWorld,
+  uniformWorld,
+  whitenedOptimum,
+} from '../../engine/theory';
 import { InputError } from '../../engine/errors';
 
 describe('Prop 1: whitened squared loss = Laplacian eigenmaps', () => {
   it('loss computed over the joint equals 2(k - sum mu_i), and f is whitened', () => {
-    for (const [i, world] of [uniformWorld(TheoryRng.stream(0, 0), 20), clusteredWorld(TheoryRng.stream(0, 1), 20, 4, 0.8)].entries()) {
+    for (const [i, world] of [
+      uniformWorld(TheoryRng.stream(0, 0), 20),
+      clusteredWorld(TheoryRng.stream(0, 1), 20, 4, 0.8),
+    ].entries()) {
       for (const k of [1, 3, 7, 19]) {
         const res = prop1(world, k);
         expect(Math.abs(res.loss - res.lossFormula), `world ${i} k ${k}`).toBeLessThan(1e-12);
@@ -12,7 +24,8 @@ describe('Prop 1: whitened squared loss = Laplacian eigenmaps', () => {
         const mean = Array.from({ length: k }, (_, a) => world.pi.reduce((acc, p, s) => acc + p * f.get(s, a), 0));
         expect(Math.max(...mean.map(Math.abs))).toBeLessThan(1e-13);
         const cov = crossMoment(f, f, world.pi);
-        for (let a = 0; a < k; a++) for (let b = 0; b < k; b++) expect(Math.abs(cov.get(a, b) - (a === b ? 1 : 0))).toBeLessThan(1e-12);
+        for (let a = 0; a < k; a++)
+          for (let b = 0; b < k; b++) expect(Math.abs(cov.get(a, b) - (a === b ? 1 : 0))).toBeLessThan(1e-12);
       }
     }
   });

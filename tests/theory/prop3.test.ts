@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { TheoryRng, nuisanceFrom, prepareProp3, prop3Directions, prop3Point, rhoGrid, uniformNuisance, uniformWorld, clusteredWorld } from '../../engine/theory';
+import {
+  TheoryRng,
+  nuisanceFrom,
+  prepareProp3,
+  prop3Directions,
+  prop3Point,
+  rhoGrid,
+  uniformNuisance,
+  uniformWorld,
+  clusteredWorld,
+} from '../../engine/theory';
 import { InputError } from '../../engine/errors';
 
 const world30 = uniformWorld(TheoryRng.stream(0, 0), 30);
@@ -73,6 +83,8 @@ describe('Prop 3: good vs bad views', () => {
     expect(() => prop3Point(prep30, 1.5)).toThrow(InputError);
     expect(() => uniformNuisance(1)).toThrow(InputError);
     expect(() => nuisanceFrom(Float64Array.from([0.5, 0.6]))).toThrow(/sums to/);
-    expect(() => prepareProp3(uniformWorld(TheoryRng.stream(1), 5), uniformNuisance(3), 5)).toThrow(/at most n - 1 = 4/);
+    expect(() => prepareProp3(uniformWorld(TheoryRng.stream(1), 5), uniformNuisance(3), 5)).toThrow(
+      /at most n - 1 = 4/,
+    );
   });
 });

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { Matrix, QrDecomposition } from 'ml-matrix';
-import { TheoryRng, canonicalBasis, complementBasis, kernel, nontrivialSpectrum, topK, uniformWorld, worldFromJoint } from '../../engine/theory';
+import {
+  TheoryRng,
+  canonicalBasis,
+  complementBasis,
+  kernel,
+  nontrivialSpectrum,
+  topK,
+  uniformWorld,
+  worldFromJoint,
+} from '../../engine/theory';
 
 const maxAbs = (A: Matrix) => A.abs().max();
 
@@ -21,9 +30,13 @@ describe('spectral core', () => {
     const n = 6;
     const W = new Float64Array(n * n);
     const rng = TheoryRng.stream(3);
-    for (let i = 0; i < n; i++) for (let j = 0; j <= i; j++) if (i < 3 === j < 3) W[i * n + j] = W[j * n + i] = 0.5 + rng.uniform();
+    for (let i = 0; i < n; i++)
+      for (let j = 0; j <= i; j++) if (i < 3 === j < 3) W[i * n + j] = W[j * n + i] = 0.5 + rng.uniform();
     const total = W.reduce((a, x) => a + x, 0);
-    const world = worldFromJoint(W.map((x) => x / total), n);
+    const world = worldFromJoint(
+      W.map((x) => x / total),
+      n,
+    );
     const sq = world.pi.map(Math.sqrt);
     const spec = nontrivialSpectrum(kernel(world), sq);
     expect(spec.values.length).toBe(n - 1);
@@ -49,7 +62,9 @@ describe('spectral core', () => {
 
   it('canonical basis depends only on the subspace, and signs its pivot entry positive', () => {
     const rng = TheoryRng.stream(5);
-    const B = new QrDecomposition(new Matrix(Array.from({ length: 7 }, () => [rng.normal(), rng.normal(), rng.normal()]))).orthogonalMatrix; // [7, 3]
+    const B = new QrDecomposition(
+      new Matrix(Array.from({ length: 7 }, () => [rng.normal(), rng.normal(), rng.normal()])),
+    ).orthogonalMatrix; // [7, 3]
     const Q = canonicalBasis(B);
     const t = 0.7;
     const R = new Matrix([

@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { TheoryRng, randomRendering, solveModality, onStates, thm1Case, thm1Demo, uniformWorld, tiedWorld, rotationError } from '../../engine/theory';
+import {
+  TheoryRng,
+  randomRendering,
+  solveModality,
+  onStates,
+  thm1Case,
+  thm1Demo,
+  uniformWorld,
+  tiedWorld,
+  rotationError,
+} from '../../engine/theory';
 import { InputError } from '../../engine/errors';
 
 describe('Thm 1: injective renderings with the same positives agree up to one rotation', () => {
@@ -14,7 +24,8 @@ describe('Thm 1: injective renderings with the same positives agree up to one ro
       expect(Math.abs(demo.gap.lossB - demo.gap.lossFormula)).toBeLessThan(1e-12);
       const Q = demo.gap.rotation;
       for (let a = 0; a < 3; a++)
-        for (let b = 0; b < 3; b++) expect(Math.abs(Q[a].reduce((acc, x, i) => acc + x * Q[b][i], 0) - (a === b ? 1 : 0))).toBeLessThan(1e-12);
+        for (let b = 0; b < 3; b++)
+          expect(Math.abs(Q[a].reduce((acc, x, i) => acc + x * Q[b][i], 0) - (a === b ? 1 : 0))).toBeLessThan(1e-12);
     }
   });
 
@@ -51,7 +62,8 @@ describe('Thm 1: injective renderings with the same positives agree up to one ro
     const G = B.optimum.spectrum.vectors;
     const t = 0.6; // mix direction 2 with the tied direction 3 inside B's problem
     const alt = B.optimum.f.clone();
-    for (let x = 0; x < B.observed.n; x++) alt.set(x, 1, (Math.cos(t) * G.get(x, 1) + Math.sin(t) * G.get(x, 2)) / Math.sqrt(B.observed.pi[x]));
+    for (let x = 0; x < B.observed.n; x++)
+      alt.set(x, 1, (Math.cos(t) * G.get(x, 1) + Math.sin(t) * G.get(x, 2)) / Math.sqrt(B.observed.pi[x]));
     const err = rotationError(onStates(A, A.optimum.f), onStates(B, alt), world.pi);
     expect(Math.abs(err - 2 * (1 - Math.cos(t)))).toBeLessThan(1e-12);
   });

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { Matrix } from 'ml-matrix';
-import { TheoryRng, prepareProp3, prop3Directions, thm3Demo, thm3Floor, uniformNuisance, uniformWorld, whitenedOptimum } from '../../engine/theory';
+import {
+  TheoryRng,
+  prepareProp3,
+  prop3Directions,
+  thm3Demo,
+  thm3Floor,
+  uniformNuisance,
+  uniformWorld,
+  whitenedOptimum,
+} from '../../engine/theory';
 import { InputError } from '../../engine/errors';
 
 describe('Thm 3 floor', () => {

@@ -14,7 +14,12 @@ const values = (n: number, seed: number, scale: number): Float32Array => {
 describe('clipGradients', () => {
   it('gives the global norm to 1e-6 at minilm sizes, and scales every gradient to maxNorm', async () => {
     await initBackend('wasm');
-    const shapes: [number, number][] = [[30522, 384], [384, 1536], [64, 256], [1, 384]];
+    const shapes: [number, number][] = [
+      [30522, 384],
+      [384, 1536],
+      [64, 256],
+      [1, 384],
+    ];
     const data = shapes.map(([r, c], i) => values(r * c, 7 + i, i === 3 ? 1 : 1e-3));
     let exact = 0; // float64
     for (const x of data) for (const v of x) exact += v * v;

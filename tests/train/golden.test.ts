@@ -5,20 +5,49 @@ import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { packBatch, type EncoderConfig, type Params } from '../../engine/models';
 import { eppsPulleyWeights, SP_GRID } from '../../engine/metrics';
-import { infoNce, initBackend, invariance, jepaLoss, ntpLoss, sigreg, sigregTf, textLoss, type Model } from '../../engine/train';
+import {
+  infoNce,
+  initBackend,
+  invariance,
+  jepaLoss,
+  ntpLoss,
+  sigreg,
+  sigregTf,
+  textLoss,
+  type Model,
+} from '../../engine/train';
 import { encode, pool, project } from '../../engine/models';
 
 type Case = { name: string; N: number; K: number; M: number; X: number[]; A: number[]; value: number; grad: number[] };
 type Tiny = {
-  cfg: EncoderConfig; vocab: number; B: number; V: number; lamb: number; seqs: number[][]; A: number[];
+  cfg: EncoderConfig;
+  vocab: number;
+  B: number;
+  V: number;
+  lamb: number;
+  seqs: number[][];
+  A: number[];
   params: Record<string, { shape: number[]; data: number[] }>;
   jepa: { loss: number; inv: number; sigreg: number; grads: Record<string, number[]>; layers: number[][] };
   ntp: { loss: number; grads: Record<string, number[]> };
 };
 const G = JSON.parse(readFileSync(join(import.meta.dirname, 'golden.json'), 'utf8')) as {
-  sigreg: Case[]; sigregWeights: number[]; sigregGaussianExpectation: number; sigregCollapsedPerN: number;
+  sigreg: Case[];
+  sigregWeights: number[];
+  sigregGaussianExpectation: number;
+  sigregCollapsedPerN: number;
   invariance: { V: number; B: number; K: number; P: number[]; value: number; grad: number[] };
-  ntp: { vocab: number; d: number; lengths: number[]; ids: number[]; H: number[]; E: number[]; value: number; gradH: number[]; gradE: number[] };
+  ntp: {
+    vocab: number;
+    d: number;
+    lengths: number[];
+    ids: number[];
+    H: number[];
+    E: number[];
+    value: number;
+    gradH: number[];
+    gradE: number[];
+  };
   tiny: Tiny[];
   infonce: { V: number; B: number; K: number; temperature: number; P: number[]; value: number; grad: number[] }[];
 };
@@ -104,8 +133,12 @@ describe('invariance and NTP vs PyTorch', () => {
       o += len;
     }
     const batch = packBatch(seqs);
-    const H = tf.tensor2d(n.H, [batch.N, n.d]), E = tf.tensor2d(n.E, [n.vocab, n.d]);
-    const [gH, gE] = tf.grads((h: tf.Tensor, e: tf.Tensor) => ntpLoss(h as tf.Tensor2D, e as tf.Tensor2D, batch))([H, E]);
+    const H = tf.tensor2d(n.H, [batch.N, n.d]),
+      E = tf.tensor2d(n.E, [n.vocab, n.d]);
+    const [gH, gE] = tf.grads((h: tf.Tensor, e: tf.Tensor) => ntpLoss(h as tf.Tensor2D, e as tf.Tensor2D, batch))([
+      H,
+      E,
+    ]);
     expect(ntpLoss(H, E, batch).dataSync()[0]).toBeCloseTo(n.value, 5);
     expect(maxAbsDiff(gH.dataSync(), n.gradH)).toBeLessThan(1e-5);
     expect(maxAbsDiff(gE.dataSync(), n.gradE)).toBeLessThan(1e-5);
@@ -115,7 +148,9 @@ describe('invariance and NTP vs PyTorch', () => {
 describe('tiny encoder: one forward + backward with shared weights vs PyTorch', () => {
   for (const t of G.tiny) {
     const model = (): Model => {
-      const params: Params = new Map(Object.entries(t.params).map(([k, v]) => [k, tf.variable(tf.tensor(v.data, v.shape))]));
+      const params: Params = new Map(
+        Object.entries(t.params).map(([k, v]) => [k, tf.variable(tf.tensor(v.data, v.shape))]),
+      );
       return { cfg: t.cfg, params };
     };
     it(`${t.cfg.norm}-LN: LeJEPA loss, every hidden state and every gradient (1e-4)`, () => {
@@ -131,19 +166,29 @@ describe('tiny encoder: one forward + backward with shared weights vs PyTorch', 
       const { value, grads } = tf.variableGrads(() => {
         const hs = encode(m.cfg, m.params, tokens, false);
         const P = project(m.cfg.projector, m.params, pool(hs[hs.length - 1], tokens, 'mean'));
-        return tf.add(invariance(P.reshape([t.V, t.B, -1]) as tf.Tensor3D, 2), tf.mul(sigreg(P, A as tf.Tensor2D), t.lamb)) as tf.Scalar;
+        return tf.add(
+          invariance(P.reshape([t.V, t.B, -1]) as tf.Tensor3D, 2),
+          tf.mul(sigreg(P, A as tf.Tensor2D), t.lamb),
+        ) as tf.Scalar;
       }, vars);
       expect(Math.abs(value.dataSync()[0] - t.jepa.loss)).toBeLessThan(1e-4);
-      for (const [k, v] of m.params) expect(maxAbsDiff(grads[v.name].dataSync(), t.jepa.grads[k]), k).toBeLessThan(1e-4);
+      for (const [k, v] of m.params)
+        expect(maxAbsDiff(grads[v.name].dataSync(), t.jepa.grads[k]), k).toBeLessThan(1e-4);
       const hs = encode(m.cfg, m.params, tokens, false);
-      hs.forEach((h, l) => expect(maxAbsDiff(pool(h, tokens, 'mean').dataSync(), t.jepa.layers[l]), `layer ${l}`).toBeLessThan(1e-4));
+      hs.forEach((h, l) =>
+        expect(maxAbsDiff(pool(h, tokens, 'mean').dataSync(), t.jepa.layers[l]), `layer ${l}`).toBeLessThan(1e-4),
+      );
     });
     it(`${t.cfg.norm}-LN: causal NTP loss and gradients (1e-4)`, () => {
       const m = model();
       const tokens = packBatch(t.seqs);
-      const { value, grads } = tf.variableGrads(() => textLoss(m, tokens).loss, [...m.params.values()].filter((_, i) => ![...m.params.keys()][i].startsWith('proj')));
+      const { value, grads } = tf.variableGrads(
+        () => textLoss(m, tokens).loss,
+        [...m.params.values()].filter((_, i) => ![...m.params.keys()][i].startsWith('proj')),
+      );
       expect(Math.abs(value.dataSync()[0] - t.ntp.loss)).toBeLessThan(1e-4);
-      for (const [k, v] of m.params) if (!k.startsWith('proj')) expect(maxAbsDiff(grads[v.name].dataSync(), t.ntp.grads[k]), k).toBeLessThan(1e-4);
+      for (const [k, v] of m.params)
+        if (!k.startsWith('proj')) expect(maxAbsDiff(grads[v.name].dataSync(), t.ntp.grads[k]), k).toBeLessThan(1e-4);
     });
   }
 });

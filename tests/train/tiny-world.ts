@@ -16,11 +16,21 @@ export function tinyWorld(counts: { train: number; val: number; test: number }, 
   const images: Dataset['images'] = [];
   for (const split of ['train', 'val', 'test'] as const)
     for (let i = 0; i < counts[split]; i++) {
-      const objs = Array.from({ length: rng.int(1, 3) }, () => ({ shape: pick(SHAPES), colour: pick(COLOURS), place: pick(PLACES) }));
+      const objs = Array.from({ length: rng.int(1, 3) }, () => ({
+        shape: pick(SHAPES),
+        colour: pick(COLOURS),
+        place: pick(PLACES),
+      }));
       const captions = Array.from({ length: 5 }, (_, a) => {
         const style = rng.int(0, NUISANCE.length - 1);
-        const parts = objs.map((o) => (a % 2 ? `a ${o.colour} ${o.shape} at the ${o.place}` : `${o.place} : ${o.colour} ${o.shape}`));
-        return { text: `${NUISANCE[style]} ${parts.join(a % 3 ? ' and ' : ' , ')} ${NUISANCE[style]}`, annotator: a, style };
+        const parts = objs.map((o) =>
+          a % 2 ? `a ${o.colour} ${o.shape} at the ${o.place}` : `${o.place} : ${o.colour} ${o.shape}`,
+        );
+        return {
+          text: `${NUISANCE[style]} ${parts.join(a % 3 ? ' and ' : ' , ')} ${NUISANCE[style]}`,
+          annotator: a,
+          style,
+        };
       });
       images.push({ id: `${split}-${i}`, split, file: null, captions, evalCaption: rng.int(0, 4) });
     }

@@ -13,7 +13,11 @@ import { readWorldEncoderManifest } from '../../engine/image';
 const root = join(import.meta.dirname, '..', '..');
 const home = mkdtempSync(join(tmpdir(), 'prh-probe-only-'));
 const world = join(home, 'world');
-const cli = (...args: string[]) => spawnSync(process.execPath, [join(root, 'bin', 'prh.js'), ...args], { env: { ...process.env, PRH_HOME: home }, encoding: 'utf8' });
+const cli = (...args: string[]) =>
+  spawnSync(process.execPath, [join(root, 'bin', 'prh.js'), ...args], {
+    env: { ...process.env, PRH_HOME: home },
+    encoding: 'utf8',
+  });
 const shipped = (dir: string) => {
   for (const f of ['world-encoder.onnx', 'world-encoder.json']) copyFileSync(join(root, 'resources', f), join(dir, f));
   return join(dir, 'world-encoder.onnx');
@@ -64,13 +68,32 @@ describe('build-encoder --probe-only', () => {
   it('--join: two builds of one recipe at two seeds become an ensemble, probed (its random init an ensemble too), and --check rebuilds it', () => {
     const dir = mkdtempSync(join(home, 'join-'));
     const jepa = {
-      vit: { imageSize: 32, patchSize: 8, hidden: 16, depth: 1, heads: 2, mlp: 32 }, posStd: 0.5, projector: { dims: [32, 16], norm: [true, false], act: 'gelu' },
+      vit: { imageSize: 32, patchSize: 8, hidden: 16, depth: 1, heads: 2, mlp: 32 },
+      posStd: 0.5,
+      projector: { dims: [32, 16], norm: [true, false], act: 'gelu' },
       views: { scale: [0.6, 1], ratio: [0.75, 1.25], flip: 0, brightness: 0.2, contrast: 0.2, noise: 0.04 },
-      V: 2, batch: 8, steps: 3, lr: 5e-3, warmupSteps: 1, minLr: 0.1, weightDecay: 0.05, lamb: 0.4, slices: 32, clip: 1,
+      V: 2,
+      batch: 8,
+      steps: 3,
+      lr: 5e-3,
+      warmupSteps: 1,
+      minLr: 0.1,
+      weightDecay: 0.05,
+      lamb: 0.4,
+      slices: 32,
+      clip: 1,
     };
     const models = [3, 4].map((seed) => {
-      const recipe = join(dir, `r${seed}.json`), out = join(dir, `m${seed}.onnx`);
-      writeFileSync(recipe, JSON.stringify({ world: { seed: 1, scenes: 24, imageSize: 32 }, jepa: { ...jepa, seed }, pooler: { grid: 1, dims: 12, scenes: 24 } }));
+      const recipe = join(dir, `r${seed}.json`),
+        out = join(dir, `m${seed}.onnx`);
+      writeFileSync(
+        recipe,
+        JSON.stringify({
+          world: { seed: 1, scenes: 24, imageSize: 32 },
+          jepa: { ...jepa, seed },
+          pooler: { grid: 1, dims: 12, scenes: 24 },
+        }),
+      );
       const r = cli('world', 'build-encoder', '--recipe', recipe, '--out', out, '--no-probe');
       expect(r.status, r.stderr).toBe(0);
       return out;
@@ -86,13 +109,26 @@ describe('build-encoder --probe-only', () => {
     const check = cli('world', 'build-encoder', '--out', out, '--check', '--json');
     expect(check.status, check.stderr).toBe(0);
     expect(JSON.parse(check.stdout.trim().split('\n').pop()!)).toMatchObject({ same: true, shipped: m.sha256 });
-    const twice = cli('world', 'build-encoder', '--join', models[0], models[0], '--out', join(dir, 'twice.onnx'), '--no-probe');
+    const twice = cli(
+      'world',
+      'build-encoder',
+      '--join',
+      models[0],
+      models[0],
+      '--out',
+      join(dir, 'twice.onnx'),
+      '--no-probe',
+    );
     expect(twice.status).toBe(2);
     expect(twice.stderr).toContain('two ViTs of jepa seed 3');
-    expect(cli('world', 'build-encoder', '--join', ...models, '--out', out, '--check').stderr).toContain('--join and --check: choose one');
-    expect(cli('world', 'build-encoder', '--join', ...models, '--out', out, '--probe-only').stderr).toContain('--probe-only and --join: choose one');
+    expect(cli('world', 'build-encoder', '--join', ...models, '--out', out, '--check').stderr).toContain(
+      '--join and --check: choose one',
+    );
+    expect(cli('world', 'build-encoder', '--join', ...models, '--out', out, '--probe-only').stderr).toContain(
+      '--probe-only and --join: choose one',
+    );
   }, 300_000);
-  it('--recipe: a recipe file is checked before anything trains, and --check rebuilds only the manifest\'s recipe', () => {
+  it("--recipe: a recipe file is checked before anything trains, and --check rebuilds only the manifest's recipe", () => {
     const dir = mkdtempSync(join(home, 'recipe-'));
     const onnx = shipped(dir);
     const recipe = join(dir, 'recipe.json');

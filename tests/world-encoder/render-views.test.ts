@@ -5,11 +5,27 @@ import { describe, expect, it } from 'vitest';
 import { TrainRng } from '../../engine/models';
 import { drawScenes, objectKind } from '../../engine/data';
 import { InputError } from '../../engine/errors';
-import { IMAGENET_MEAN, IMAGENET_STD, drawObjects, objectPool, renderPool, renderViewBatch, type RenderPool } from '../../engine/train';
+import {
+  IMAGENET_MEAN,
+  IMAGENET_STD,
+  drawObjects,
+  objectPool,
+  renderPool,
+  renderViewBatch,
+  type RenderPool,
+} from '../../engine/train';
 
-const S = 8, K = 5, n = 3, per = 3 * S * S;
+const S = 8,
+  K = 5,
+  n = 3,
+  per = 3 * S * S;
 const rng0 = TrainRng.seeded(3, 'pool');
-const pool: RenderPool = { n, renders: K, side: S, data: Uint8Array.from({ length: n * K * per }, () => rng0.int(0, 255)) };
+const pool: RenderPool = {
+  n,
+  renders: K,
+  side: S,
+  data: Uint8Array.from({ length: n * K * per }, () => rng0.int(0, 255)),
+};
 
 // Which render of image i the normalised view equals (to float precision), or -1.
 function whichRender(view: Float32Array, i: number): number {
@@ -18,7 +34,10 @@ function whichRender(view: Float32Array, i: number): number {
     let same = true;
     for (let c = 0; c < 3 && same; c++)
       for (let q = 0; q < S * S; q++)
-        if (Math.abs(view[c * S * S + q] - (pool.data[src + c * S * S + q] / 255 - IMAGENET_MEAN[c]) / IMAGENET_STD[c]) > 1e-5) {
+        if (
+          Math.abs(view[c * S * S + q] - (pool.data[src + c * S * S + q] / 255 - IMAGENET_MEAN[c]) / IMAGENET_STD[c]) >
+          1e-5
+        ) {
           same = false;
           break;
         }
@@ -29,11 +48,15 @@ function whichRender(view: Float32Array, i: number): number {
 
 describe('render views', () => {
   it('without noise: each view is a render of its own image, and the V views of an image are distinct renders', () => {
-    const ids = [2, 0, 1], V = 4, B = ids.length;
+    const ids = [2, 0, 1],
+      V = 4,
+      B = ids.length;
     const out = renderViewBatch(pool, ids, V, 0, TrainRng.seeded(1, 'v'));
     expect(out.length).toBe(V * B * per);
     for (let b = 0; b < B; b++) {
-      const ks = [...Array(V).keys()].map((v) => whichRender(out.subarray((v * B + b) * per, (v * B + b + 1) * per), ids[b]));
+      const ks = [...Array(V).keys()].map((v) =>
+        whichRender(out.subarray((v * B + b) * per, (v * B + b + 1) * per), ids[b]),
+      );
       expect(ks.every((k) => k >= 0)).toBe(true);
       expect(new Set(ks).size).toBe(V);
     }
@@ -44,7 +67,13 @@ describe('render views', () => {
     const out = renderViewBatch(small, [1], 4, 0, TrainRng.seeded(2, 'v'));
     const ks = [0, 1, 2, 3].map((v) => {
       const view = out.subarray(v * per, (v + 1) * per);
-      return [0, 1].find((k) => Math.abs(view[0] - (small.data[(1 * 2 + k) * per] / 255 - IMAGENET_MEAN[0]) / IMAGENET_STD[0]) < 1e-5 && Math.abs(view[per - 1] - (small.data[(1 * 2 + k) * per + per - 1] / 255 - IMAGENET_MEAN[2]) / IMAGENET_STD[2]) < 1e-5);
+      return [0, 1].find(
+        (k) =>
+          Math.abs(view[0] - (small.data[(1 * 2 + k) * per] / 255 - IMAGENET_MEAN[0]) / IMAGENET_STD[0]) < 1e-5 &&
+          Math.abs(
+            view[per - 1] - (small.data[(1 * 2 + k) * per + per - 1] / 255 - IMAGENET_MEAN[2]) / IMAGENET_STD[2],
+          ) < 1e-5,
+      );
     });
     expect(ks.filter((k) => k === 0)).toHaveLength(2);
     expect(ks.filter((k) => k === 1)).toHaveLength(2);
@@ -73,7 +102,8 @@ describe('render views', () => {
     expect(p.n).toBe(objects.length);
     const kinds = new Set(objects).size; // 64 shape-colour pairs, all present in 300 scenes
     expect(kinds).toBe(64);
-    for (let i = 0; i < p.n; i++) expect(objects.indexOf(objects[i])).toBe(objects.findIndex((_, m) => p.kinds![m] === p.kinds![i])); // kinds = objectKind's partition
+    for (let i = 0; i < p.n; i++)
+      expect(objects.indexOf(objects[i])).toBe(objects.findIndex((_, m) => p.kinds![m] === p.kinds![i])); // kinds = objectKind's partition
     const seen = new Set<number>();
     let repeats = 0;
     for (let step = 0; step < 50; step++) {
@@ -88,13 +118,17 @@ describe('render views', () => {
     expect(seen.size).toBeGreaterThan(0.9 * p.n); // 50 steps x 64 draws over ~600 objects of 64 kinds reach nearly all
     expect(repeats / 50).toBeGreaterThan(15); // 64 draws of 64 kinds repeat ~23 kinds (64 (1 - (63/64)^64) ≈ 41 distinct)
     expect(drawObjects(p, 40, 'distinct-kinds', TrainRng.seeded(0, 'object-views', 0))).toHaveLength(40);
-    expect(() => drawObjects(p, 65, 'distinct-kinds', TrainRng.seeded(0, 'o'))).toThrow(/65 objects of distinct kinds a step, but the object renders have 64 kinds/);
+    expect(() => drawObjects(p, 65, 'distinct-kinds', TrainRng.seeded(0, 'o'))).toThrow(
+      /65 objects of distinct kinds a step, but the object renders have 64 kinds/,
+    );
     expect(() => drawObjects(pool, 2, 'distinct-kinds', TrainRng.seeded(0, 'o'))).toThrow(/need an object pool/);
   });
 
-  it('a pool over the 4 GiB one array holds is refused as bad input, naming its size (not V8\'s bare RangeError)', () => {
+  it("a pool over the 4 GiB one array holds is refused as bad input, naming its size (not V8's bare RangeError)", () => {
     const scenes = drawScenes(0, 2).map((state, index) => ({ index, state }));
     expect(() => renderPool(0, 1024, scenes, 700)).toThrow(InputError); // 2 x 700 x 3 MiB = 4.10 GiB
-    expect(() => objectPool(0, 1024, scenes, 2000, 'shape-colour')).toThrow(/renders at 1024 px are \d+\.\d+ GiB of renders, over the 4 GiB/);
+    expect(() => objectPool(0, 1024, scenes, 2000, 'shape-colour')).toThrow(
+      /renders at 1024 px are \d+\.\d+ GiB of renders, over the 4 GiB/,
+    );
   });
 });

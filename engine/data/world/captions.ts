@@ -2,8 +2,18 @@
 // Annotators differ in template (framing, connectors, word order), synonyms, object order and which
 // details they mention; with diversity off all write template 0 with first synonyms and full mentions.
 import {
-  BACKGROUND_WORDS, CENTRE_WORDS, COL_WORDS, COLOUR_WORDS, COUNT_WORDS, RELATIONS, RELATION_WORDS, ROW_WORDS,
-  SHAPE_WORDS, SIZE_WORDS, relationHolds, type Relation,
+  BACKGROUND_WORDS,
+  CENTRE_WORDS,
+  COL_WORDS,
+  COLOUR_WORDS,
+  COUNT_WORDS,
+  RELATIONS,
+  RELATION_WORDS,
+  ROW_WORDS,
+  SHAPE_WORDS,
+  SIZE_WORDS,
+  relationHolds,
+  type Relation,
 } from './lexicon';
 import { drawNuisance, STYLES, type Nuisance } from './nuisance';
 import { WorldRng } from './rng';
@@ -24,12 +34,17 @@ export type CaptionKnobs = { diversity: boolean; nuisance: Nuisance };
 
 export const ANNOTATORS = 5;
 // Mention probabilities (prototype values, docs/reference.md#scenes-and-captions); size varies by annotator.
-const P_EXTRA_OBJECT = 0.85, P_COLOUR = 0.85, P_POSITION = 0.8, P_BACKGROUND = 0.8, P_RELATION = 0.5;
+const P_EXTRA_OBJECT = 0.85,
+  P_COLOUR = 0.85,
+  P_POSITION = 0.8,
+  P_BACKGROUND = 0.8,
+  P_RELATION = 0.5;
 const P_SIZE = [0.6, 0.7, 0.8, 0.65, 0.75];
 
 const FRAME: Ref = { kind: 'frame' };
 const tag = (ref: Ref, words: readonly string[]): Token[] => words.map((word) => ({ word, ref }));
-const joined = (parts: Token[][], sep: string): Token[] => parts.flatMap((p, i) => (i ? [...tag(FRAME, [sep]), ...p] : p));
+const joined = (parts: Token[][], sep: string): Token[] =>
+  parts.flatMap((p, i) => (i ? [...tag(FRAME, [sep]), ...p] : p));
 
 class Annotator {
   private phrases = 0;
@@ -85,7 +100,9 @@ class Annotator {
   // "the red circle (is) left of the blue star", for a true relation between two mentioned objects.
   private relationClause(mentioned: number[], copula: boolean): Token[] {
     const [a, b] = this.rng.shuffled(mentioned).slice(0, 2);
-    const relation = this.rng.pick(RELATIONS.filter((r) => relationHolds(r, this.scene.objects[a].cell, this.scene.objects[b].cell)));
+    const relation = this.rng.pick(
+      RELATIONS.filter((r) => relationHolds(r, this.scene.objects[a].cell, this.scene.objects[b].cell)),
+    );
     const ref = (i: number) => {
       const o = this.scene.objects[i];
       const C = this.mentions(P_COLOUR) ? [this.word(COLOUR_WORDS[o.colour])] : [];
@@ -100,20 +117,40 @@ class Annotator {
     const order = this.diverse ? this.rng.shuffled([...Array(n).keys()]) : [...Array(n).keys()];
     const mentioned = order.filter((_, k) => k === 0 || this.mentions(P_EXTRA_OBJECT));
     const objs = mentioned.map((i) => this.objectPhrase(i));
-    const B = this.mentions(P_BACKGROUND) ? tag({ kind: 'background' }, [this.word(BACKGROUND_WORDS[this.scene.background])]) : null;
-    const rel = this.diverse && mentioned.length === 2 && this.id >= 3 && this.rng.chance(P_RELATION) ? this.relationClause(mentioned, this.id === 4) : null;
+    const B = this.mentions(P_BACKGROUND)
+      ? tag({ kind: 'background' }, [this.word(BACKGROUND_WORDS[this.scene.background])])
+      : null;
+    const rel =
+      this.diverse && mentioned.length === 2 && this.id >= 3 && this.rng.chance(P_RELATION)
+        ? this.relationClause(mentioned, this.id === 4)
+        : null;
     const f = (...ws: string[]) => tag(FRAME, ws);
     switch (this.id) {
       case 0: // small red circle at top left and large blue star on right on grey background
         return [...joined(objs, 'and'), ...(B ? [...f('on'), ...B, ...f('background')] : [])];
       case 1: // two shapes on grey : red small circle top left , blue star
-        return [...tag({ kind: 'count' }, [COUNT_WORDS[n - 1]]), ...f(n === 1 ? 'shape' : 'shapes'), ...(B ? [...f('on'), ...B] : []), ...f(':'), ...joined(objs, ',')];
+        return [
+          ...tag({ kind: 'count' }, [COUNT_WORDS[n - 1]]),
+          ...f(n === 1 ? 'shape' : 'shapes'),
+          ...(B ? [...f('on'), ...B] : []),
+          ...f(':'),
+          ...joined(objs, ','),
+        ];
       case 2: // small circle in red at top left ; blue star | grey
         return [...joined(objs, ';'), ...(B ? [...f('|'), ...B] : [])];
       case 3: // picture of red circle , small , top left and star against grey , with the red circle above the star
-        return [...f('picture', 'of'), ...joined(objs, 'and'), ...(B ? [...f('against'), ...B] : []), ...(rel ? [...f(',', 'with'), ...rel] : [])];
+        return [
+          ...f('picture', 'of'),
+          ...joined(objs, 'and'),
+          ...(B ? [...f('against'), ...B] : []),
+          ...(rel ? [...f(',', 'with'), ...rel] : []),
+        ];
       default: // grey background with red circle sized small plus star and the red circle is left of the star
-        return [...(B ? [...B, ...f('background', 'with')] : f('showing')), ...joined(objs, 'plus'), ...(rel ? [...f('and'), ...rel] : [])];
+        return [
+          ...(B ? [...B, ...f('background', 'with')] : f('showing')),
+          ...joined(objs, 'plus'),
+          ...(rel ? [...f('and'), ...rel] : []),
+        ];
     }
   }
 }
@@ -137,7 +174,12 @@ export function captionScene(scene: Scene, seed: number, index: number, knobs: C
   const annotators = order.shuffled([...Array(ANNOTATORS).keys()]);
   const evalCaption = order.int(0, ANNOTATORS - 1);
   const captions = annotators.map((a, j) => {
-    const words = new Annotator(knobs.diversity ? a : 0, scene, new WorldRng(seed, 2, index, j), knobs.diversity).write();
+    const words = new Annotator(
+      knobs.diversity ? a : 0,
+      scene,
+      new WorldRng(seed, 2, index, j),
+      knobs.diversity,
+    ).write();
     const { tokens, style } = withNuisance(words, knobs.nuisance, new WorldRng(seed, 4, index, j));
     return { text: tokens.map((t) => t.word).join(' '), tokens, annotator: a, style };
   });

@@ -23,7 +23,8 @@ export type WorldScene = {
   png: Buffer;
 };
 
-export const sceneId = (i: number, total: number) => `w${String(i).padStart(Math.max(5, String(total - 1).length), '0')}`;
+export const sceneId = (i: number, total: number) =>
+  `w${String(i).padStart(Math.max(5, String(total - 1).length), '0')}`;
 
 export function splitOf(i: number, { train, val }: WorldParams['splits']): Split {
   return i < train ? 'train' : i < train + val ? 'val' : 'test';
@@ -37,7 +38,12 @@ export function worldScene(params: WorldParams, scenes: Scene[], i: number): Wor
     nuisance: NUISANCE[params.nuisance],
   });
   return {
-    index: i, id: sceneId(i, total), split: splitOf(i, params.splits), state: scenes[i], captions, evalCaption,
+    index: i,
+    id: sceneId(i, total),
+    split: splitOf(i, params.splits),
+    state: scenes[i],
+    captions,
+    evalCaption,
     png: renderScene(scenes[i], params.imageSize, params.seed, i),
   };
 }
@@ -46,7 +52,11 @@ export const datasetImage = (s: WorldScene): DatasetImage => ({
   id: s.id,
   split: s.split,
   file: `${s.id}.png`,
-  captions: s.captions.map((c) => ({ text: c.text, annotator: c.annotator, ...(c.style === null ? {} : { style: c.style }) })),
+  captions: s.captions.map((c) => ({
+    text: c.text,
+    annotator: c.annotator,
+    ...(c.style === null ? {} : { style: c.style }),
+  })),
   evalCaption: s.evalCaption,
   state: s.state,
 });
@@ -54,7 +64,11 @@ export const datasetImage = (s: WorldScene): DatasetImage => ({
 export const worldName = (p: WorldParams) => `world-${p.preset}-s${p.seed}`;
 
 export const provenance = (p: WorldParams): Record<string, unknown> => ({
-  generator: GENERATOR, ...p, annotators: ANNOTATORS, styles: STYLES.length, imageNuisance: IMAGE_NUISANCE,
+  generator: GENERATOR,
+  ...p,
+  annotators: ANNOTATORS,
+  styles: STYLES.length,
+  imageNuisance: IMAGE_NUISANCE,
 });
 
 export type GenerateResult = { dir: string; dataset: Dataset; params: WorldParams; seconds: number };
@@ -66,7 +80,8 @@ export function generateWorld(
   { force = false, onProgress }: { force?: boolean; onProgress?: (done: number, total: number) => void } = {},
 ): GenerateResult {
   const params = resolveWorld(options);
-  if (existsSync(join(out, DATASET_FILE)) && !force) throw new InputError(`${out}: already holds a ${DATASET_FILE} (use --force to overwrite)`);
+  if (existsSync(join(out, DATASET_FILE)) && !force)
+    throw new InputError(`${out}: already holds a ${DATASET_FILE} (use --force to overwrite)`);
   const t0 = performance.now();
   const total = params.splits.train + params.splits.val + params.splits.test;
   const scenes = drawScenes(params.seed, total);
@@ -79,7 +94,14 @@ export function generateWorld(
     images.push(datasetImage(s));
     if (onProgress && (i % 200 === 199 || i === total - 1)) onProgress(i + 1, total);
   }
-  const dataset: Dataset = { version: 1, name: worldName(params), source: 'world', createdAt: new Date().toISOString(), params: provenance(params), images };
+  const dataset: Dataset = {
+    version: 1,
+    name: worldName(params),
+    source: 'world',
+    createdAt: new Date().toISOString(),
+    params: provenance(params),
+    images,
+  };
   writeDataset(out, dataset);
   return { dir: out, dataset, params, seconds: (performance.now() - t0) / 1000 };
 }

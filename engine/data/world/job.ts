@@ -8,11 +8,18 @@ import { generateWorld } from './generate';
 
 export const worldJob: Job<WorldGenerateConfig> = async (ctx) => {
   const { out, seed, preset, diversity, nuisance, splits, imageSize, force } = ctx.config;
-  const res = generateWorld(out, { seed, preset, diversity, nuisance, splits, imageSize }, {
-    force: force === true,
-    onProgress: (done, total) => ctx.progress(done, total, 'scenes'),
-  });
+  const res = generateWorld(
+    out,
+    { seed, preset, diversity, nuisance, splits, imageSize },
+    {
+      force: force === true,
+      onProgress: (done, total) => ctx.progress(done, total, 'scenes'),
+    },
+  );
   const counts = { train: res.params.splits.train, val: res.params.splits.val, test: res.params.splits.test };
   ctx.log(`wrote ${res.dataset.images.length} scenes to ${out} in ${res.seconds.toFixed(1)} s`);
-  return { status: 'done', result: { path: out, name: res.dataset.name, counts, seconds: res.seconds, params: res.dataset.params } };
+  return {
+    status: 'done',
+    result: { path: out, name: res.dataset.name, counts, seconds: res.seconds, params: res.dataset.params },
+  };
 };

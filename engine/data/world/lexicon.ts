@@ -56,8 +56,14 @@ export const COUNT_WORDS: readonly string[] = ['one', 'two', 'three'];
 export const RELATIONS = ['left of', 'right of', 'above', 'below'] as const;
 export type Relation = (typeof RELATIONS)[number];
 export const RELATION_WORDS: Record<Relation, readonly (readonly string[])[]> = {
-  'left of': [['left', 'of'], ['to', 'the', 'left', 'of']],
-  'right of': [['right', 'of'], ['to', 'the', 'right', 'of']],
+  'left of': [
+    ['left', 'of'],
+    ['to', 'the', 'left', 'of'],
+  ],
+  'right of': [
+    ['right', 'of'],
+    ['to', 'the', 'right', 'of'],
+  ],
   above: [['above'], ['over']],
   below: [['below'], ['under'], ['beneath']],
 };

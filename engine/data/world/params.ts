@@ -17,7 +17,12 @@ export type Preset = keyof typeof PRESETS;
 
 const count = z.number().int().nonnegative();
 export const WorldOptions = z.object({
-  seed: z.number().int().nonnegative().max(2 ** 31 - 1).default(0),
+  seed: z
+    .number()
+    .int()
+    .nonnegative()
+    .max(2 ** 31 - 1)
+    .default(0),
   preset: z.enum(PRESET_NAMES as [Preset, ...Preset[]]).default('paper-like'),
   diversity: z.boolean().optional(), // overrides the preset
   nuisance: z.enum(NUISANCE_LEVELS).optional(), // overrides the preset
@@ -39,13 +44,21 @@ export type WorldParams = {
 
 export function resolveWorld(options: WorldOptions): WorldParams {
   const r = WorldOptions.safeParse(options);
-  if (!r.success) throw new InputError(`world options: ${r.error.issues.map((i) => `${issuePath(i.path)}: ${i.message}`).join('; ')}`);
+  if (!r.success)
+    throw new InputError(
+      `world options: ${r.error.issues.map((i) => `${issuePath(i.path)}: ${i.message}`).join('; ')}`,
+    );
   const o = r.data;
   const p = PRESETS[o.preset];
   const nuisance = o.nuisance ?? p.nuisance;
   return {
-    seed: o.seed, preset: o.preset, diversity: o.diversity ?? p.diversity, nuisance,
-    nuisanceTokens: NUISANCE[nuisance].tokens, consistency: NUISANCE[nuisance].consistency,
-    splits: o.splits, imageSize: o.imageSize,
+    seed: o.seed,
+    preset: o.preset,
+    diversity: o.diversity ?? p.diversity,
+    nuisance,
+    nuisanceTokens: NUISANCE[nuisance].tokens,
+    consistency: NUISANCE[nuisance].consistency,
+    splits: o.splits,
+    imageSize: o.imageSize,
   };
 }

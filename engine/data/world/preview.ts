@@ -24,25 +24,43 @@ export function previewWorld(options: WorldOptions & GalleryRange): GalleryItem[
   const { count = 16, from = 0, ...world } = options;
   const params = resolveWorld(world);
   const total = params.splits.train + params.splits.val + params.splits.test;
-  if (from + count > total) throw new InputError(`preview: scenes ${from}..${from + count - 1} do not exist in a world of ${total}`);
+  if (from + count > total)
+    throw new InputError(`preview: scenes ${from}..${from + count - 1} do not exist in a world of ${total}`);
   const scenes = drawScenes(params.seed, from + count);
   return Array.from({ length: count }, (_, k) => {
     const s = worldScene(params, scenes, from + k);
     const im = datasetImage(s);
-    return { id: im.id, split: im.split, captions: im.captions, evalCaption: im.evalCaption, state: s.state, png: s.png };
+    return {
+      id: im.id,
+      split: im.split,
+      captions: im.captions,
+      evalCaption: im.evalCaption,
+      state: s.state,
+      png: s.png,
+    };
   });
 }
 
 /** The same view of any opened dataset (real photos included); unreadable image files show as blank tiles. */
-export function galleryFromDataset({ dataset, imagesDir }: OpenedDataset, { count = 16, from = 0 }: GalleryRange = {}): GalleryItem[] {
+export function galleryFromDataset(
+  { dataset, imagesDir }: OpenedDataset,
+  { count = 16, from = 0 }: GalleryRange = {},
+): GalleryItem[] {
   return dataset.images.slice(from, from + count).map((im) => {
-    let png: Buffer | null = null;
+    let png: Buffer | null;
     try {
       png = im.file === null ? null : readFileSync(join(imagesDir, im.file));
     } catch {
       png = null;
     }
-    return { id: im.id, split: im.split, captions: im.captions, evalCaption: im.evalCaption, state: im.state ?? null, png };
+    return {
+      id: im.id,
+      split: im.split,
+      captions: im.captions,
+      evalCaption: im.evalCaption,
+      state: im.state ?? null,
+      png,
+    };
   });
 }
 
@@ -68,8 +86,14 @@ function wrap(ctx: SKRSContext2D, text: string, width: number): string[] {
 }
 
 // Layout, in pixels: a 192 px image (nearest-neighbour, so true pixels show) left of the captions.
-const IMG = 192, PAD = 14, TEXT_W = 780, LINE = 21, TILE_W = PAD + IMG + PAD + TEXT_W + PAD;
-const FONT = '16px sans-serif', BOLD = 'bold 16px sans-serif', SMALL = '14px sans-serif';
+const IMG = 192,
+  PAD = 14,
+  TEXT_W = 780,
+  LINE = 21,
+  TILE_W = PAD + IMG + PAD + TEXT_W + PAD;
+const FONT = '16px sans-serif',
+  BOLD = 'bold 16px sans-serif',
+  SMALL = '14px sans-serif';
 
 /** A contact sheet: per item its image, id/split, ground truth (world) and every caption, the evaluation one in
  *  bold and each tagged [annotator/style]. */
@@ -79,19 +103,28 @@ export async function contactSheet(items: GalleryItem[], columns = 2): Promise<B
     measure.font = FONT;
     const rows: { text: string; font: string; colour: string }[] = [
       { text: `${it.id} · ${it.split}`, font: BOLD, colour: '#222' },
-      ...(it.state ? wrap(measure, `truth: ${truth(it.state)}`, TEXT_W).map((t) => ({ text: t, font: SMALL, colour: '#1a5a1a' })) : []),
+      ...(it.state
+        ? wrap(measure, `truth: ${truth(it.state)}`, TEXT_W).map((t) => ({ text: t, font: SMALL, colour: '#1a5a1a' }))
+        : []),
     ];
     it.captions.forEach((c, k) => {
-      const tag = c.annotator === undefined ? `${k + 1}.` : `[a${c.annotator}${c.style === undefined ? '' : `/s${c.style}`}]`;
+      const tag =
+        c.annotator === undefined ? `${k + 1}.` : `[a${c.annotator}${c.style === undefined ? '' : `/s${c.style}`}]`;
       const isEval = k === it.evalCaption;
       measure.font = isEval ? BOLD : FONT;
-      wrap(measure, `${tag} ${c.text}${isEval ? '  (eval)' : ''}`, TEXT_W).forEach((t) => rows.push({ text: t, font: isEval ? BOLD : FONT, colour: '#000' }));
+      wrap(measure, `${tag} ${c.text}${isEval ? '  (eval)' : ''}`, TEXT_W).forEach((t) =>
+        rows.push({ text: t, font: isEval ? BOLD : FONT, colour: '#000' }),
+      );
     });
     return { it, rows, height: Math.max(IMG, rows.length * LINE) + 2 * PAD };
   });
   const rowHeights = Array.from({ length: Math.ceil(tiles.length / columns) }, (_, r) =>
-    Math.max(...tiles.slice(r * columns, r * columns + columns).map((t) => t.height)));
-  const canvas = createCanvas(TILE_W * columns, rowHeights.reduce((a, b) => a + b, 0));
+    Math.max(...tiles.slice(r * columns, r * columns + columns).map((t) => t.height)),
+  );
+  const canvas = createCanvas(
+    TILE_W * columns,
+    rowHeights.reduce((a, b) => a + b, 0),
+  );
   const ctx = canvas.getContext('2d');
   ctx.fillStyle = '#fff';
   ctx.fillRect(0, 0, canvas.width, canvas.height);

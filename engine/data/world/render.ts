@@ -8,12 +8,22 @@ import type { Scene, SceneObject } from './scene';
 
 type RGB = readonly [number, number, number];
 const COLOUR_RGB: Record<Colour, RGB> = {
-  red: [220, 30, 30], orange: [245, 135, 0], yellow: [245, 220, 20], green: [30, 165, 50],
-  cyan: [0, 205, 215], blue: [35, 75, 225], purple: [135, 50, 190], pink: [250, 125, 195],
+  red: [220, 30, 30],
+  orange: [245, 135, 0],
+  yellow: [245, 220, 20],
+  green: [30, 165, 50],
+  cyan: [0, 205, 215],
+  blue: [35, 75, 225],
+  purple: [135, 50, 190],
+  pink: [250, 125, 195],
 };
 const BACKGROUND_RGB: Record<Background, RGB> = {
-  white: [245, 245, 245], black: [25, 25, 25], grey: [128, 128, 128],
-  sand: [215, 190, 140], sky: [165, 200, 240], wood: [115, 78, 45],
+  white: [245, 245, 245],
+  black: [25, 25, 25],
+  grey: [128, 128, 128],
+  sand: [215, 190, 140],
+  sky: [165, 200, 240],
+  wood: [115, 78, 45],
 };
 // Object radius as a fraction of a grid cell's side.
 const SIZE_RADIUS: Record<Size, number> = { small: 0.24, medium: 0.33, large: 0.44 };
@@ -34,20 +44,54 @@ function tracePath(ctx: SKRSContext2D, shape: Shape, r: number): void {
     ctx.closePath();
   };
   const ring = (n: number, radius: (k: number) => number, phase: number) =>
-    poly([...Array(n).keys()].map((k) => {
-      const a = phase + (2 * Math.PI * k) / n;
-      return [radius(k) * Math.cos(a), radius(k) * Math.sin(a)];
-    }));
+    poly(
+      [...Array(n).keys()].map((k) => {
+        const a = phase + (2 * Math.PI * k) / n;
+        return [radius(k) * Math.cos(a), radius(k) * Math.sin(a)];
+      }),
+    );
   switch (shape) {
-    case 'circle': ctx.arc(0, 0, 0.92 * r, 0, 2 * Math.PI); break;
-    case 'square': ctx.rect(-0.8 * r, -0.8 * r, 1.6 * r, 1.6 * r); break;
-    case 'triangle': ring(3, () => r, -Math.PI / 2); break;
-    case 'diamond': poly([[0, -r], [0.62 * r, 0], [0, r], [-0.62 * r, 0]]); break;
-    case 'star': ring(10, (k) => (k % 2 ? 0.45 * r : r), -Math.PI / 2); break;
-    case 'hexagon': ring(6, () => 0.95 * r, 0); break;
-    case 'cross': { // a saltire (x): a plus sign turned 45 degrees
-      const a = 0.28 * r, e = 0.95 * r;
-      const plus: [number, number][] = [[-a, -e], [a, -e], [a, -a], [e, -a], [e, a], [a, a], [a, e], [-a, e], [-a, a], [-e, a], [-e, -a], [-a, -a]];
+    case 'circle':
+      ctx.arc(0, 0, 0.92 * r, 0, 2 * Math.PI);
+      break;
+    case 'square':
+      ctx.rect(-0.8 * r, -0.8 * r, 1.6 * r, 1.6 * r);
+      break;
+    case 'triangle':
+      ring(3, () => r, -Math.PI / 2);
+      break;
+    case 'diamond':
+      poly([
+        [0, -r],
+        [0.62 * r, 0],
+        [0, r],
+        [-0.62 * r, 0],
+      ]);
+      break;
+    case 'star':
+      ring(10, (k) => (k % 2 ? 0.45 * r : r), -Math.PI / 2);
+      break;
+    case 'hexagon':
+      ring(6, () => 0.95 * r, 0);
+      break;
+    case 'cross': {
+      // a saltire (x): a plus sign turned 45 degrees
+      const a = 0.28 * r,
+        e = 0.95 * r;
+      const plus: [number, number][] = [
+        [-a, -e],
+        [a, -e],
+        [a, -a],
+        [e, -a],
+        [e, a],
+        [a, a],
+        [a, e],
+        [-a, e],
+        [-a, a],
+        [-e, a],
+        [-e, -a],
+        [-a, -a],
+      ];
       const c = Math.SQRT1_2;
       poly(plus.map(([x, y]) => [c * (x - y), c * (x + y)]));
       break;
@@ -69,13 +113,15 @@ const css = ([r, g, b]: RGB, k: number) =>
 const canvases = new Map<number, Canvas>();
 
 /** Scene `index` of the world with this seed as a `size` x `size` PNG (the dataset's image: its view 0). */
-export const renderScene = (scene: Scene, size: number, seed: number, index: number): Buffer => renderSceneView(scene, size, seed, index, 0);
+export const renderScene = (scene: Scene, size: number, seed: number, index: number): Buffer =>
+  renderSceneView(scene, size, seed, index, 0);
 
 // The world's video: view v of a scene is another rendering of the same state (same objects, cells, sizes,
 // colours, background) with its own nuisance draws (position within the cell, radius, rotation, brightness, pixel
 // noise) and, for v > 0, its own drawing order. View 0 keeps the dataset's stream (seed, 5, index) and the
 // canonical order, so it is the dataset's PNG to the byte; view v > 0 draws from the stream (seed, 5, index, v).
-const viewRng = (seed: number, index: number, view: number) => (view === 0 ? new WorldRng(seed, 5, index) : new WorldRng(seed, 5, index, view));
+const viewRng = (seed: number, index: number, view: number) =>
+  view === 0 ? new WorldRng(seed, 5, index) : new WorldRng(seed, 5, index, view);
 
 /** View `view` of scene `index` as a `size` x `size` PNG. */
 export function renderSceneView(scene: Scene, size: number, seed: number, index: number, view: number): Buffer {
@@ -84,7 +130,13 @@ export function renderSceneView(scene: Scene, size: number, seed: number, index:
 }
 
 /** View `view` of scene `index` as RGBA bytes, [size, size, 4] row-major: the PNG's pixels without the encoding. */
-export function renderScenePixels(scene: Scene, size: number, seed: number, index: number, view: number): Uint8ClampedArray {
+export function renderScenePixels(
+  scene: Scene,
+  size: number,
+  seed: number,
+  index: number,
+  view: number,
+): Uint8ClampedArray {
   return draw(scene, size, viewRng(seed, index, view), view > 0);
 }
 
@@ -115,7 +167,10 @@ export type ObjectKeep = (typeof OBJECT_KEEPS)[number];
 
 // What each keep keeps of an object: the attributes its renders share (the rest is drawn afresh per render).
 const KEPT = {
-  object: ['shape', 'colour', 'size', 'background'], shape: ['shape'], 'shape-colour': ['shape', 'colour'], 'shape-colour-size': ['shape', 'colour', 'size'],
+  object: ['shape', 'colour', 'size', 'background'],
+  shape: ['shape'],
+  'shape-colour': ['shape', 'colour'],
+  'shape-colour-size': ['shape', 'colour', 'size'],
 } as const satisfies Record<ObjectKeep, readonly string[]>;
 const LEXICON = { shape: SHAPES, colour: COLOURS, size: SIZES, background: BACKGROUNDS };
 
@@ -135,22 +190,48 @@ export const objectKindCount = (keep: ObjectKeep): number => KEPT[keep].reduce((
  *  of one object's state. Streams (seed, 6, index, object, view); every keep but 'object' draws a colour, size class
  *  and background from (seed, 7, index, object, view) first ('shape-colour' then keeps the object's colour,
  *  'shape-colour-size' its colour and size class, so all three redraw the same background). */
-export function renderObjectPixels(scene: Scene, size: number, seed: number, index: number, object: number, view: number, keep: ObjectKeep = 'object'): Uint8ClampedArray {
+export function renderObjectPixels(
+  scene: Scene,
+  size: number,
+  seed: number,
+  index: number,
+  object: number,
+  view: number,
+  keep: ObjectKeep = 'object',
+): Uint8ClampedArray {
   const own = scene.objects[object];
   if (!own) throw new Error(`scene ${index} has ${scene.objects.length} objects, not object ${object}`);
   const rd = keep === 'object' ? null : new WorldRng(seed, 7, index, object, view);
   const drawn = rd && { colour: rd.pick(COLOURS), size: rd.pick(SIZES), background: rd.pick(BACKGROUNDS) }; // in this order
-  const o = drawn ? { ...own, colour: keep === 'shape' ? drawn.colour : own.colour, size: keep === 'shape-colour-size' ? own.size : drawn.size } : own;
+  const o = drawn
+    ? {
+        ...own,
+        colour: keep === 'shape' ? drawn.colour : own.colour,
+        size: keep === 'shape-colour-size' ? own.size : drawn.size,
+      }
+    : own;
   const background = drawn?.background ?? scene.background;
   const rng = new WorldRng(seed, 6, index, object, view);
   const light = 1 + rng.between(-IMAGE_NUISANCE.brightness, IMAGE_NUISANCE.brightness);
   const r = SIZE_RADIUS[o.size] * (size / 3) * (1 + rng.between(-IMAGE_NUISANCE.scale, IMAGE_NUISANCE.scale));
   const [x, y] = [rng.between(r + 1, size - r - 1), rng.between(r + 1, size - r - 1)];
-  return paint(size, background, light, [{ o, x, y, r, angle: rng.between(-IMAGE_NUISANCE.rotation, IMAGE_NUISANCE.rotation) }], rng);
+  return paint(
+    size,
+    background,
+    light,
+    [{ o, x, y, r, angle: rng.between(-IMAGE_NUISANCE.rotation, IMAGE_NUISANCE.rotation) }],
+    rng,
+  );
 }
 
 // Fills the background, draws the placed objects in order, adds pixel noise from rng; RGBA bytes of the size's canvas.
-function paint(size: number, background: Background, light: number, placed: readonly Placed[], rng: WorldRng): Uint8ClampedArray {
+function paint(
+  size: number,
+  background: Background,
+  light: number,
+  placed: readonly Placed[],
+  rng: WorldRng,
+): Uint8ClampedArray {
   let canvas = canvases.get(size);
   if (!canvas) canvases.set(size, (canvas = createCanvas(size, size)));
   const ctx = canvas.getContext('2d');

@@ -11,7 +11,10 @@ export const sceneKey = (s: Scene): string =>
 
 function drawScene(rng: WorldRng): Scene {
   const count = rng.int(1, 3);
-  const cells = rng.shuffled([0, 1, 2, 3, 4, 5, 6, 7, 8]).slice(0, count).sort((a, b) => a - b);
+  const cells = rng
+    .shuffled([0, 1, 2, 3, 4, 5, 6, 7, 8])
+    .slice(0, count)
+    .sort((a, b) => a - b);
   return {
     background: rng.pick(BACKGROUNDS),
     objects: cells.map((cell) => ({ shape: rng.pick(SHAPES), colour: rng.pick(COLOURS), size: rng.pick(SIZES), cell })),

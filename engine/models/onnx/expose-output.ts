@@ -29,7 +29,13 @@ export function exposeOutput(model: OnnxModel, tensor: string, source: string): 
   }
   const q = quantParams(producer);
   const output = q ? `${tensor}_dequantized` : tensor;
-  if (q) graph.node!.push({ opType: 'DequantizeLinear', name: `prh_expose_${tensor}`, input: [tensor, ...q], output: [output] });
+  if (q)
+    graph.node!.push({
+      opType: 'DequantizeLinear',
+      name: `prh_expose_${tensor}`,
+      input: [tensor, ...q],
+      output: [output],
+    });
   // Type only, no shape: onnxruntime infers the shape; a tensor that is not float fails at session creation.
   graph.output!.push(valueInfo(output, ElemType.FLOAT));
   return { bytes: onnx.ModelProto.encode(model).finish(), output };

@@ -15,4 +15,11 @@ export {
   vitWeightShapes,
 } from './dinov2-vit';
 export { exposeOutput } from './expose-output';
-export { type ModelInfo, type OnnxModel, type TensorInfo, decodeModel, describeModel, formatTensor } from './model-info';
+export {
+  type ModelInfo,
+  type OnnxModel,
+  type TensorInfo,
+  decodeModel,
+  describeModel,
+  formatTensor,
+} from './model-info';

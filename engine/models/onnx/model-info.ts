@@ -25,12 +25,17 @@ export function decodeModel(bytes: Uint8Array, source: string): OnnxModel {
 
 // 'float32' for FLOAT, 'uint8' for UINT8 ..., matching onnxruntime's tensor type names.
 export const elemTypeName = (t: number): string =>
-  ({ [ElemType.FLOAT]: 'float32', [ElemType.DOUBLE]: 'float64', [ElemType.FLOAT16]: 'float16', [ElemType.BFLOAT16]: 'bfloat16' })[t] ??
-  (ElemType[t] ?? 'unknown').toLowerCase();
+  ({
+    [ElemType.FLOAT]: 'float32',
+    [ElemType.DOUBLE]: 'float64',
+    [ElemType.FLOAT16]: 'float16',
+    [ElemType.BFLOAT16]: 'bfloat16',
+  })[t] ?? (ElemType[t] ?? 'unknown').toLowerCase();
 
 function tensorInfo(v: onnxProto.onnx.IValueInfoProto): TensorInfo {
   const tt = v.type?.tensorType;
-  const dims = tt?.shape?.dim?.map((d) => (d.dimParam ? d.dimParam : d.dimValue != null ? Number(d.dimValue) : '?')) ?? null;
+  const dims =
+    tt?.shape?.dim?.map((d) => (d.dimParam ? d.dimParam : d.dimValue != null ? Number(d.dimValue) : '?')) ?? null;
   return { name: v.name ?? '', type: tt ? elemTypeName(tt.elemType ?? 0) : 'non-tensor', dims };
 }
 
@@ -43,4 +48,5 @@ export function describeModel(model: OnnxModel): ModelInfo {
   };
 }
 
-export const formatTensor = (t: TensorInfo): string => `${t.name} (${t.type}${t.dims ? ` [${t.dims.join(', ')}]` : ''})`;
+export const formatTensor = (t: TensorInfo): string =>
+  `${t.name} (${t.type}${t.dims ? ` [${t.dims.join(', ')}]` : ''})`;

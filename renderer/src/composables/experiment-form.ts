@@ -47,11 +47,28 @@ export type ExperimentForm = ReturnType<typeof defaultForm>;
 
 // Config paths as the form labels them.
 const FIELD_NAMES: Record<string, string> = {
-  data: 'dataset', 'image.model': 'model path', arms: 'arms', 'train.epochs': 'epochs', 'train.batch': 'batch', 'train.lamb': 'λ', 'train.lambEff': 'λ_eff',
-  'eval.k': 'mutual k-NN k', 'eval.bootstrap': 'bootstrap resamples', 'eval.fitPairs': 'fit pairs', 'eval.testPairs': 'test pairs', name: 'name',
-  'image.output': 'embedding tensor', 'image.pool': 'pooling', images: 'image folder',
-  'imageViews.steps': 'image-arm steps', 'imageViews.renders': 'renders per scene', image: 'image encoder',
-  'executor.partition': 'partition', 'executor.time': 'time limit', 'executor.gpus': 'GPUs per job', 'train.lr': 'learning rate',
+  data: 'dataset',
+  'image.model': 'model path',
+  arms: 'arms',
+  'train.epochs': 'epochs',
+  'train.batch': 'batch',
+  'train.lamb': 'λ',
+  'train.lambEff': 'λ_eff',
+  'eval.k': 'mutual k-NN k',
+  'eval.bootstrap': 'bootstrap resamples',
+  'eval.fitPairs': 'fit pairs',
+  'eval.testPairs': 'test pairs',
+  name: 'name',
+  'image.output': 'embedding tensor',
+  'image.pool': 'pooling',
+  images: 'image folder',
+  'imageViews.steps': 'image-arm steps',
+  'imageViews.renders': 'renders per scene',
+  image: 'image encoder',
+  'executor.partition': 'partition',
+  'executor.time': 'time limit',
+  'executor.gpus': 'GPUs per job',
+  'train.lr': 'learning rate',
   ...Object.fromEntries(ARMS.map((a) => [`armLr.${a}`, `${a} learning rate`])),
 };
 
@@ -67,18 +84,30 @@ export const fillWorldRates = (f: ExperimentForm) => Object.assign(f.armLr, WORL
 function executorOf(f: ExperimentForm): ExperimentConfigInput['executor'] {
   if (!f.executor) return undefined;
   if (f.executor === 'local') return { kind: 'local' };
-  return { kind: 'slurm', ...(f.partition.trim() ? { partition: f.partition.trim() } : {}), ...(f.time.trim() ? { time: f.time.trim() } : {}), ...(f.gpus ? { gpus: f.gpus } : {}) };
+  return {
+    kind: 'slurm',
+    ...(f.partition.trim() ? { partition: f.partition.trim() } : {}),
+    ...(f.time.trim() ? { time: f.time.trim() } : {}),
+    ...(f.gpus ? { gpus: f.gpus } : {}),
+  };
 }
 
 export function useExperimentForm(datasets: Ref<DatasetInfo[]>) {
   const form = reactive(defaultForm());
-  const seedParts = computed(() => form.seeds.split(',').map((s) => s.trim()).filter(Boolean));
+  const seedParts = computed(() =>
+    form.seeds
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  );
   const seedList = computed(() => seedParts.value.map(Number));
   // The list as typed, and the entries that are not seeds: "seeds: 1, 2, x: x is not a whole number".
   const seedIssue = computed(() => {
     const bad = seedParts.value.filter((s) => !/^\d+$/.test(s));
     if (!seedParts.value.length) return 'seeds: give at least one seed, e.g. 0 or 0, 1, 2';
-    return bad.length ? `seeds: ${seedParts.value.join(', ')}: ${bad.join(', ')} ${bad.length > 1 ? 'are not whole numbers' : 'is not a whole number'} (0 or more)` : '';
+    return bad.length
+      ? `seeds: ${seedParts.value.join(', ')}: ${bad.join(', ')} ${bad.length > 1 ? 'are not whole numbers' : 'is not a whole number'} (0 or more)`
+      : '';
   });
   const config = computed<ExperimentConfigInput>(() => ({
     kind: 'experiment',
@@ -99,28 +128,58 @@ export function useExperimentForm(datasets: Ref<DatasetInfo[]>) {
     },
     arms: [...form.arms],
     seeds: seedList.value,
-    train: { preset: form.preset, epochs: form.epochs, batch: form.batch, lr: form.lr, loss: form.loss, ...(form.backend !== 'auto' ? { backend: form.backend } : {}), ...(form.select !== 'last' ? { select: form.select } : {}), ...(form.lambdaMode === 'lamb' ? { lamb: form.lamb } : { lambEff: form.lambEff }) },
+    train: {
+      preset: form.preset,
+      epochs: form.epochs,
+      batch: form.batch,
+      lr: form.lr,
+      loss: form.loss,
+      ...(form.backend !== 'auto' ? { backend: form.backend } : {}),
+      ...(form.select !== 'last' ? { select: form.select } : {}),
+      ...(form.lambdaMode === 'lamb' ? { lamb: form.lamb } : { lambEff: form.lambEff }),
+    },
     armLr: armLrOf(form),
     eval: {
-      k: form.k, bootstrap: form.bootstrap,
-      ...(form.fitPairs !== '' ? { fitPairs: form.fitPairs } : {}), ...(form.testPairs !== '' ? { testPairs: form.testPairs } : {}),
+      k: form.k,
+      bootstrap: form.bootstrap,
+      ...(form.fitPairs !== '' ? { fitPairs: form.fitPairs } : {}),
+      ...(form.testPairs !== '' ? { testPairs: form.testPairs } : {}),
     },
     ...(form.executor ? { executor: executorOf(form) } : {}),
-    ...(form.imageViews ? { imageViews: { arms: ['good', 'bad'], steps: form.imageSteps, renders: form.imageRenders } } : {}),
+    ...(form.imageViews
+      ? { imageViews: { arms: ['good', 'bad'], steps: form.imageSteps, renders: form.imageRenders } }
+      : {}),
   }));
   const check = computed(() => ExperimentConfig.safeParse(config.value));
   const issues = computed(() => [
     ...(seedIssue.value ? [{ path: 'seeds', message: seedIssue.value }] : []),
-    ...(check.value.success ? [] : check.value.error.issues.filter((i) => !(seedIssue.value && i.path[0] === 'seeds')).map((i) => ({ path: issuePath(i) || '(config)', message: `${FIELD_NAMES[issuePath(i)] ?? issuePath(i)}: ${issueText(i)}` }))),
+    ...(check.value.success
+      ? []
+      : check.value.error.issues
+          .filter((i) => !(seedIssue.value && i.path[0] === 'seeds'))
+          .map((i) => ({
+            path: issuePath(i) || '(config)',
+            message: `${FIELD_NAMES[issuePath(i)] ?? issuePath(i)}: ${issueText(i)}`,
+          }))),
   ]);
   // The issue to show beside one field (by its config path), '' when it is fine.
-  const issueFor = (path: string) => issues.value.filter((i) => i.path === path || i.path.startsWith(`${path}.`)).map((i) => i.message).join('; ');
+  const issueFor = (path: string) =>
+    issues.value
+      .filter((i) => i.path === path || i.path.startsWith(`${path}.`))
+      .map((i) => i.message)
+      .join('; ');
   const selectedInfo = computed(() => datasets.value.find((d) => d.path === form.data));
   const dataIssue = computed(() =>
-    !form.data ? 'choose a dataset'
-    : selectedInfo.value && !selectedInfo.value.exists ? 'this dataset is not generated yet'
-    : form.imageViews && selectedInfo.value && selectedInfo.value.source !== 'world' ? 'the 2x2 (image views) renders the scenes again: it needs a procedural world, not ' + selectedInfo.value.source + ' photos'
-    : '');
+    !form.data
+      ? 'choose a dataset'
+      : selectedInfo.value && !selectedInfo.value.exists
+        ? 'this dataset is not generated yet'
+        : form.imageViews && selectedInfo.value && selectedInfo.value.source !== 'world'
+          ? 'the 2x2 (image views) renders the scenes again: it needs a procedural world, not ' +
+            selectedInfo.value.source +
+            ' photos'
+          : '',
+  );
   // A dataset chosen when none is: the first generated one in the list.
   const pickListed = () => {
     // Only an empty choice: a path the user typed or browsed to (not a lab dataset) must survive the list loading.

@@ -13,9 +13,13 @@ export function download(file: ExportedFile): void {
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
-const savedTo = (file: ExportedFile) => (file.savedTo ? `saved ${file.filename} (also in the run's report/)` : `saved ${file.filename}`);
+const savedTo = (file: ExportedFile) =>
+  file.savedTo ? `saved ${file.filename} (also in the run's report/)` : `saved ${file.filename}`;
 
-export function useExport<F extends string>(request: (format: F) => Promise<ExportedFile>, opts: { saved?: (file: ExportedFile) => string; failed?: string } = {}) {
+export function useExport<F extends string>(
+  request: (format: F) => Promise<ExportedFile>,
+  opts: { saved?: (file: ExportedFile) => string; failed?: string } = {},
+) {
   const exporting = ref<F | null>(null);
   const message = ref('');
   async function exportAs(format: F): Promise<void> {

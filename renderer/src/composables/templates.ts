@@ -10,7 +10,8 @@ export function useTemplates<T>(key: string) {
     localStorage.setItem(key, JSON.stringify(next));
   };
   const save = (name: string, value: T) => store({ ...templates.value, [name]: clone(value) });
-  const get = (name: string): T | undefined => (Object.hasOwn(templates.value, name) ? clone(templates.value[name] as T) : undefined);
+  const get = (name: string): T | undefined =>
+    Object.hasOwn(templates.value, name) ? clone(templates.value[name] as T) : undefined;
   const remove = (name: string) => {
     const { [name]: _, ...rest } = templates.value;
     store(rest as Record<string, T>);

@@ -27,7 +27,14 @@ export function useWorldGeneration(worldsDir: () => string) {
     }
     const sep = dir.includes('\\') ? '\\' : '/';
     const out = `${dir}${sep}world-${choice.preset}${splits ? `-${parts.join('-')}` : ''}`;
-    const s = await start.run({ kind: 'world.generate', version: 1, name: `world (${choice.preset})`, out, preset: choice.preset, ...(splits ? { splits } : {}) });
+    const s = await start.run({
+      kind: 'world.generate',
+      version: 1,
+      name: `world (${choice.preset})`,
+      out,
+      preset: choice.preset,
+      ...(splits ? { splits } : {}),
+    });
     if (!s) return undefined;
     runId.value = s.id;
     return out;
