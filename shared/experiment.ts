@@ -73,6 +73,10 @@ const ArmRates = z.strictObject(ARM_RATES, {
     iss.code === 'unrecognized_keys' ? `not arms: ${iss.keys.join(', ')} (arms: ${ARMS.join(', ')})` : undefined,
 });
 
+// Arms x seeds one experiment trains, each its own run folder and process: more is a typo or a job for several
+// experiments (the paper reports 3 seeds).
+export const MAX_ARM_RUNS = 64;
+
 export const ExperimentConfig = z
   .object({
     kind: z.literal('experiment'),
@@ -94,6 +98,16 @@ export const ExperimentConfig = z
     imageViews: ImageViews.optional(), // set: the 2x2 (image arms x text arms) instead of one frozen image encoder
   })
   .refine((c) => new Set(c.arms).size === c.arms.length, { path: ['arms'], message: 'each arm once' })
+  .refine((c) => new Set(c.seeds).size === c.seeds.length, { path: ['seeds'], message: 'each seed once' })
+  .superRefine((c, ctx) => {
+    const n = c.arms.length * c.seeds.length;
+    if (n > MAX_ARM_RUNS)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['seeds'],
+        message: `${n} arm runs (${c.arms.length} arms x ${c.seeds.length} seeds) is more than the ${MAX_ARM_RUNS} one experiment trains: run the seeds as several experiments`,
+      });
+  })
   .refine((c) => Object.keys(c.armLr ?? {}).every((a) => c.arms.includes(a as Arm)), {
     path: ['armLr'],
     message: 'a learning rate for an arm the experiment does not train',

@@ -15,7 +15,36 @@ const slurmName = z
   .max(100)
   .regex(/^[A-Za-z0-9_.+-]+$/, 'letters, digits and _ . + - only');
 
-// What one batch job asks the cluster for. The same block overrides the settings per experiment (ExecutorChoice).
+// sbatch options the batch script sets itself (engine/slurm/script.ts), or that change what a job runs, where it
+// reads or writes, or whose it is: never taken from `extra`. sbatch takes any unambiguous prefix of a long option
+// (`--out=` is `--output=`), so a name that starts one of these is refused too.
+const RESERVED_LONG = [
+  'output', 'error', 'input', 'chdir', 'export', 'export-file', 'wrap', 'job-name', 'open-mode', 'requeue',
+  'no-requeue', 'array', 'get-user-env', 'uid', 'gid', 'parsable', 'wait', 'test-only', 'container', 'container-id',
+  'bb', 'bbf', 'nodefile',
+]; // prettier-ignore
+const RESERVED_SHORT = 'oeiDJaWF';
+
+// One `extra` line: `--name[=value]` or `--name value`, or `-x [value]`, a value without spaces; `#SBATCH ` may
+// lead. Returns why the line is refused, or null.
+export function extraLineProblem(line: string): string | null {
+  const opt = line.replace(/^#SBATCH\s+/, '').trim();
+  const long = /^--([A-Za-z][A-Za-z0-9-]*)(?:=\S+|\s+[^\s-]\S*)?$/.exec(opt);
+  const short = /^-([A-Za-z])(?:\s+[^\s-]\S*)?$/.exec(opt);
+  if (!long && !short) return 'one sbatch option per line, as --name=value (e.g. --qos=high), a value without spaces';
+  if (long && RESERVED_LONG.some((r) => r.startsWith(long[1].toLowerCase())))
+    return `--${long[1]} is set by the batch script itself, or changes what the job runs or where it writes`;
+  if (short && RESERVED_SHORT.includes(short[1]))
+    return `-${short[1]} is set by the batch script itself, or changes what the job runs or where it writes`;
+  return null;
+}
+const extraLine = oneLine.superRefine((line, ctx) => {
+  const problem = extraLineProblem(line);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
+
+// What one batch job asks the cluster for: named, validated fields only, so that an experiment's own pick (which a
+// served page may send) can never choose what a job runs or where it writes.
 export const SlurmResources = z.object({
   partition: slurmName.optional(), // default: the cluster's default partition
   account: slurmName.optional(),
@@ -31,16 +60,24 @@ export const SlurmResources = z.object({
     .string()
     .regex(/^\d+[KMGT]?$/i, 'a Slurm memory size: a number of MB, or with K/M/G/T')
     .optional(), // --mem
-  // Free #SBATCH options, one per line, e.g. `--qos=high` or `#SBATCH --constraint=a100`
-  extra: z
-    .array(oneLine.regex(/^(#SBATCH\s+)?-/, 'an sbatch option such as --qos=high'))
-    .max(32)
+  qos: slurmName.optional(), // --qos
+  reservation: slurmName.optional(), // --reservation
+  // --constraint: node features joined by & | , with optional [ ] ( ) * counts, e.g. "a100&ib"
+  constraint: z
+    .string()
+    .min(1)
+    .max(200)
+    .regex(/^[A-Za-z0-9_.+:&|,*![\]()-]+$/, 'node features joined by &, | or , (e.g. a100&ib)')
     .optional(),
+  exclusive: z.boolean().optional(), // --exclusive: no other job on the node
 });
 export type SlurmResources = z.infer<typeof SlurmResources>;
 
 // The cluster: resources for every child run, plus how a job starts the worker on a node and how often the app looks.
+// `extra`, `setup`, `node` and `project` are written by the user in the settings file or the desktop app only.
 export const SlurmSettings = SlurmResources.extend({
+  // Other #SBATCH options, one per line, e.g. `--mail-type=END`; never one the script sets (extraLineProblem)
+  extra: z.array(extraLine).max(32).optional(),
   node: oneLine.optional(), // Node.js on the nodes (default: `node` on the job's PATH)
   project: oneLine.optional(), // this project's folder as the nodes see it (default: where this installation runs from)
   setup: z.array(oneLine).max(32).optional(), // shell lines run before the worker, e.g. `module load nodejs/20`
@@ -54,8 +91,16 @@ export const Executor = z.enum(['local', 'slurm']);
 export type Executor = z.infer<typeof Executor>;
 
 // An experiment's own pick (ExperimentConfig.executor): where its arms compute, and what its jobs ask for over the
-// settings' slurm block (a field set here wins; `extra` lines are added to the settings' ones).
-export const ExecutorChoice = SlurmResources.extend({ kind: Executor });
+// settings' slurm block (a field set here wins). Strict: free-form lines (`extra`, `setup`) come from the settings only.
+export const ExecutorChoice = z.strictObject(
+  { ...SlurmResources.shape, kind: Executor },
+  {
+    error: (iss) =>
+      iss.code === 'unrecognized_keys'
+        ? `not an experiment's executor field: ${iss.keys.join(', ')} (free-form #SBATCH and setup lines are set in the settings file or the desktop app)`
+        : undefined,
+  },
+);
 export type ExecutorChoice = z.infer<typeof ExecutorChoice>;
 
 // `<experiment run>/executor.json`, written by the app when it starts or resumes the run, read by its worker: the
@@ -69,10 +114,8 @@ export type RunExecutor = z.infer<typeof RunExecutor>;
 export function resolveExecutor(settings: Pick<Settings, 'executor' | 'slurm'>, choice?: ExecutorChoice): RunExecutor {
   const kind = choice?.kind ?? settings.executor ?? 'local';
   if (kind === 'local') return { kind };
-  const { kind: _, extra, ...overrides } = choice ?? { kind };
-  const base = settings.slurm ?? {};
-  const lines = [...(base.extra ?? []), ...(extra ?? [])];
-  return { kind, slurm: SlurmSettings.parse({ ...base, ...overrides, ...(lines.length ? { extra: lines } : {}) }) };
+  const { kind: _, ...overrides } = choice ?? { kind };
+  return { kind, slurm: SlurmSettings.parse({ ...settings.slurm, ...overrides }) };
 }
 
 export const Settings = z.object({

@@ -8,9 +8,8 @@ import { isDatasetFolder } from '../data';
 import { clipPath, InputError } from '../errors';
 
 const MAX_ENTRIES = 500;
-// Any folder engine/data opens (by file names), or a COCO download (annotations/ beside the image folders).
-const isDataset = (dir: string) =>
-  isDatasetFolder(dir) || (existsSync(join(dir, 'annotations')) && statSync(join(dir, 'annotations')).isDirectory());
+// Any folder engine/data opens (by file names; a COCO download by its annotations/captions_*.json).
+const isDataset = isDatasetFolder;
 
 // Real paths, so a symlink cannot lead out of a root; roots that do not exist are dropped.
 export function folderRoots(candidates: string[]): string[] {

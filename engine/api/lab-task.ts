@@ -1,7 +1,9 @@
-// The lab's child process: image matching and run bundling, off the main process (Electron main, `prh serve`).
+// The lab's child process: image matching, run bundling and an experiment's image-side preflight, off the main
+// process (Electron main, `prh serve`).
 // One task as JSON on stdin, one JSON reply line on stdout (engine/child).
 import { answerParent } from '../child';
-import { matchDroppedImages } from '../experiment';
+import type { ExperimentConfig } from '../../shared/experiment';
+import { matchDroppedImages, preflightExperimentImages } from '../experiment';
 import { writeBundle } from '../report';
 
 export type LabTask =
@@ -13,10 +15,12 @@ export type LabTask =
       topK: number;
       perPhoto: boolean;
     }
-  | { task: 'bundle'; runDir: string; out: string; maxCheckpointBytes?: number };
+  | { task: 'bundle'; runDir: string; out: string; maxCheckpointBytes?: number }
+  | { task: 'preflight'; config: ExperimentConfig };
 
 await answerParent(async (t: LabTask) => {
   if (t.task === 'match') return matchDroppedImages(t.runDir, t.images, t.pool, t.topK, t.perPhoto);
+  if (t.task === 'preflight') return preflightExperimentImages(t.config).then(() => null);
   writeBundle(t.runDir, t.out, { maxCheckpointBytes: t.maxCheckpointBytes });
   return { out: t.out };
 });

@@ -2,17 +2,17 @@
 // against shared/api.ts once; the methods get the parsed parameters. It owns the run store and the scheduler;
 // jobs compute in workers.
 import { ApiParams, type Api, type ApiArgs, type ApiMethod, type ApiResults, type MatchResult } from '../../shared/api';
-import type { RunEvent, RunState } from '../../shared/runs';
+import { RESUMABLE, type RunEvent, type RunState } from '../../shared/runs';
 import { armRank } from '../../shared/curves';
 import type { EntryCommand } from '../child';
-import { RunStore, Scheduler } from '../runs';
+import { describeOwner, otherOwner, RunStore, Scheduler, signalWorker } from '../runs';
 import { explore, prop2Demo, thm1Demo } from '../theory';
 import { EXECUTOR_FILE, workerCommand } from '../worker';
 import { writeJsonAtomic } from '../atomic';
 import { RunExecutor, resolveExecutor } from '../../shared/settings';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { ZodError } from 'zod';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { InputError } from '../errors';
 import { issuesText } from '../../shared/issues';
 import { readAnnotation, writeAnnotation } from './annotations';
@@ -29,6 +29,7 @@ import {
   runLabTask,
 } from './lab';
 import { datasetsDir, type SettingsStore } from './settings';
+import { fingerprint, fingerprintChanges, readFingerprint, writeFingerprint } from '../data/fingerprint';
 
 // runsDir: where runs are stored; userData: the app's user-data folder (the lab's datasets/); worker: how to start
 // a job's process (default: engine/worker under tsx, or the Electron bundle's worker.js); confine: keep the paths
@@ -41,6 +42,14 @@ export type ServiceOptions = {
   worker?: EntryCommand;
   transport: 'ipc' | 'ws';
   confine?: boolean;
+};
+
+const isFolder = (p: string): boolean => {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
 };
 
 export class Service implements Api {
@@ -101,17 +110,48 @@ export class Service implements Api {
     // Bad data is the caller's error now, not a failed run later. Lazily and not through engine/experiment's index:
     // that loads tfjs and onnxruntime, which the service's process does not need.
     const { preflightRun } = await import('../experiment/protocol');
-    preflightRun(config);
+    const data = preflightRun(config);
+    // The image model and photos too (decodable, a finite embedding), in a child: that needs onnxruntime.
+    if (config.kind === 'experiment') await runLabTask({ task: 'preflight', config });
     const state = this.store.create(config);
+    if (data) writeFingerprint(this.store.dir(state.id), fingerprint(data.opened, data.tokenizer));
     this.writeExecutor(state.id);
     return this.scheduler.submit(state.id);
   }
+  // A run this process computes is cancelled through its scheduler; one another process computes on this machine (a
+  // `prh experiment` in a terminal, the desktop app) through its worker, whose owner then records `cancelled`.
   async cancelRun({ id }: ApiArgs<'cancelRun'>) {
-    return this.scheduler.cancel(id);
+    if (this.scheduler.has(id)) return this.scheduler.cancel(id);
+    const state = this.store.get(id);
+    const owner = otherOwner(this.store.dir(id), this.store.ownerAlive);
+    if (!owner)
+      throw new InputError(
+        `run ${id} is ${state.status}: nothing computes it, so there is nothing to cancel${RESUMABLE.includes(state.status) ? ' (prh runs resume continues it)' : ''}`,
+      );
+    try {
+      signalWorker(this.store.dir(id), owner);
+    } catch (err) {
+      throw new InputError(`run ${id} cannot be cancelled from here: ${(err as Error).message}`);
+    }
+    return state;
   }
   async resumeRun({ id }: ApiArgs<'resumeRun'>) {
+    if (RESUMABLE.includes(this.store.get(id).status)) await this.checkData(id);
     this.writeExecutor(id);
     return this.scheduler.submit(id, true);
+  }
+  // A run resumes on the data it started on, or not at all: what changed is named, with the way forward.
+  private async checkData(id: string): Promise<void> {
+    const was = readFingerprint(this.store.dir(id));
+    if (!was) return; // a run from before fingerprints, or one without data
+    const { runData } = await import('../experiment/protocol');
+    const data = runData(this.store.config(id));
+    if (!data) return;
+    const changes = fingerprintChanges(was, fingerprint(data.opened, data.tokenizer));
+    if (changes.length)
+      throw new InputError(
+        `run ${id} cannot resume: its data changed since it started: ${changes.join('; ')}. Resuming would train on a mix of the two; start a new run on the data as it is now, or put the data back as it was`,
+      );
   }
   // An experiment's arms compute where its config says, else where the settings say (read now: a resume follows
   // changed settings); its worker reads the merged choice from executor.json.
@@ -124,11 +164,18 @@ export class Service implements Api {
     );
   }
   async deleteRun({ id }: ApiArgs<'deleteRun'>) {
-    const { status } = this.store.peek(id); // an unreadable run can be deleted too
-    if (status === 'running' || status === 'queued')
-      throw new InputError(`run ${id} is ${status}: cancel it before deleting it`);
+    this.checkDeletable(id);
     rmSync(this.store.dir(id), { recursive: true, force: true });
     return { id };
+  }
+  // A run some process still computes (or queues, or whose worker still writes) is cancelled first.
+  checkDeletable(id: string): void {
+    const { status } = this.store.peek(id); // an unreadable run can be deleted too
+    const owner = otherOwner(this.store.dir(id), this.store.ownerAlive);
+    if (status === 'running' || status === 'queued' || this.scheduler.has(id) || owner)
+      throw new InputError(
+        `run ${id} is ${status}${owner ? ` under ${describeOwner(owner)}` : ''}: cancel it before deleting it (prh runs cancel ${id})`,
+      );
   }
   async runIndex() {
     return this.store.ids().map((id) => {
@@ -235,13 +282,14 @@ export class Service implements Api {
       throw new InputError(
         `${widened.join(' and ')} cannot be changed from a served page: they decide which folders it may read and write; change them in the desktop app or the settings file`,
       );
-    // Nor what a batch job runs as shell (setup lines, the node's Node.js, the project folder): that would step past the roots.
-    const shell = (['setup', 'node', 'project'] as const)
+    // Nor what a batch job runs or where it writes: its free #SBATCH lines, its shell lines, the node's Node.js, the
+    // project folder. A served page may pick the named resources only (SlurmResources).
+    const shell = (['extra', 'setup', 'node', 'project'] as const)
       .filter((k) => patch.slurm && JSON.stringify(patch.slurm[k]) !== JSON.stringify(now.slurm?.[k]))
       .map((k) => `slurm.${k}`);
     if (this.access.confined && shell.length)
       throw new InputError(
-        `${shell.join(', ')} cannot be changed from a served page: a job runs them as shell commands; change them in the desktop app or the settings file`,
+        `${shell.join(', ')} cannot be changed from a served page: they decide what a batch job runs and where it writes; change them in the desktop app or the settings file`,
       );
     return this.opts.settings.set(patch);
   }
@@ -250,24 +298,40 @@ export class Service implements Api {
     await this.scheduler.shutdown();
   }
 
-  // The folder browser's roots: the lab's datasets folder, the folders around the datasets runs used, the settings'
-  // dataRoots. A served UI reads under these and the runs folder, and writes under the first and the last.
+  // The folder browser's roots: the lab's datasets folder, the settings' dataRoots, and each dataset a stored run
+  // used: its own folder and image folder (for a caption file: the file, and the folder its photos were found in),
+  // never the folder around it. A served UI reads under these and the runs folder, and writes under the lab's
+  // datasets folder and the dataRoots.
   private browseRoots(): string[] {
-    const used = this.store.ids().flatMap((id) => {
-      try {
-        const c = this.store.config(id);
-        return 'data' in c ? [dirname(c.data)] : [];
-      } catch {
-        return []; // an unreadable config.json adds no root
-      }
-    });
-    return [datasetsDir(this.opts.userData), ...used, ...(this.opts.settings.get().dataRoots ?? [])];
+    return [
+      datasetsDir(this.opts.userData),
+      ...this.usedData().filter((p) => isFolder(p)),
+      ...(this.opts.settings.get().dataRoots ?? []),
+    ];
   }
   private roots(): Roots {
     return {
-      read: [this.store.root, ...this.browseRoots()],
+      read: [
+        this.store.root,
+        datasetsDir(this.opts.userData),
+        ...this.usedData(),
+        ...(this.opts.settings.get().dataRoots ?? []),
+      ],
       write: [datasetsDir(this.opts.userData), ...(this.opts.settings.get().dataRoots ?? [])],
     };
+  }
+  // Each run's data paths, kept once its fingerprint is there (a run's config and fingerprint do not change).
+  private readonly dataOfRun = new Map<string, string[]>();
+  private usedData(): string[] {
+    return this.store.ids().flatMap((id) => this.dataOfRun.get(id) ?? this.runDataPaths(id));
+  }
+  private runDataPaths(id: string): string[] {
+    const c = this.store.configOrNull(id); // an unreadable config.json adds no root
+    if (!c || !('data' in c)) return [];
+    const f = readFingerprint(this.store.dir(id));
+    const paths = [c.data, ...(c.images ? [c.images] : []), ...(f ? [f.imagesDir] : [])];
+    if (f) this.dataOfRun.set(id, paths);
+    return paths;
   }
 
   private runDir(id: string | undefined): string | null {

@@ -1,7 +1,7 @@
 // How the engine starts its own Node entries (the job worker, the lab task) as child processes, and the one-shot
 // call protocol of the lab task: one JSON input on stdin, one JSON reply line on stdout.
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -34,6 +34,38 @@ export const spawnEntry = (
   stdio: StdioOptions,
   signal?: AbortSignal,
 ): ChildProcess => spawn(cmd.command, [...cmd.args, ...args], { stdio, env: { ...process.env, ...cmd.env }, signal });
+
+// The processes below `pid` (its children, theirs, ...), from /proc's parent links; [] where there is no /proc.
+function descendants(pid: number): number[] {
+  if (!existsSync('/proc')) return [];
+  const parentOf = new Map<number, number>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      parentOf.set(Number(name), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  const out: number[] = [];
+  for (let frontier = [pid]; frontier.length;) {
+    frontier = [...parentOf].filter(([, ppid]) => frontier.includes(ppid)).map(([child]) => child);
+    out.push(...frontier);
+  }
+  return out;
+}
+
+// SIGKILL a process and everything it started (a worker's own workers): nothing it started outlives it to write on.
+export function killTree(pid: number): void {
+  for (const p of [pid, ...descendants(pid)]) {
+    try {
+      process.kill(p, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  }
+}
 
 type Reply = { ok: true; result: unknown } | { ok: false; error: string; input: boolean };
 

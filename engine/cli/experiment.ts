@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
   DEMO_EPOCHS,
+  ExperimentConfig,
   WORLD_ARM_LR,
   ratesText,
   type ExperimentConfigInput,
@@ -26,6 +27,7 @@ import { defaultWorldDir, userDataDir } from '../api';
 import { generateWorld } from '../data';
 import { tableToMarkdown } from '../report';
 import { InputError } from '../errors';
+import { issueText } from '../../shared/issues';
 import { numberOption as num } from './output';
 import { openService, runAndWait } from './runs';
 import { addTrainingOptions, trainingSettings } from './train';
@@ -66,11 +68,47 @@ function printResult(r: ExperimentResult): void {
   for (const w of r.warnings ?? []) console.log(`warning: ${w}`);
 }
 
+// The flag that sets a field of the experiment's config, so that a bad value is named as it was typed
+// (`--bootstrap 50: must be at least 100`, not `config.eval.bootstrap`).
+const kebab = (k: PropertyKey) => String(k).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+const EVAL_FLAGS: Record<string, string> = { fitPairs: '--fit-pairs', testPairs: '--test-pairs' };
+export function experimentFlag(path: readonly PropertyKey[]): string {
+  const [head, key] = path;
+  if (head === 'eval') return EVAL_FLAGS[String(key)] ?? `--${kebab(key)}`;
+  if (head === 'executor') return key === 'kind' || key === undefined ? '--executor' : `--${kebab(key)}`;
+  if (head === 'train' && key !== undefined) return `--${kebab(key)}`;
+  if (head === 'image') return key === 'model' || key === undefined ? '--image-model' : `--image-${kebab(key)}`;
+  if (head === 'imageViews') return key === 'arms' || key === undefined ? '--image-views' : `--image-${kebab(key)}`;
+  return `--${kebab(head)}`;
+}
+// A flag with the value given for it: `--seeds 0,1,2`, `--arm-lr good=0.004`.
+function typed(config: ExperimentConfigInput, path: readonly PropertyKey[]): string {
+  const depth = ['eval', 'executor', 'train', 'image', 'imageViews'].includes(String(path[0])) ? 2 : 1;
+  let v: unknown = config;
+  for (const k of path.slice(0, depth)) v = (v as Record<PropertyKey, unknown> | undefined)?.[k];
+  const text = Array.isArray(v)
+    ? v.join(',')
+    : v && typeof v === 'object'
+      ? Object.entries(v)
+          .map(([a, x]) => `${a}=${x}`)
+          .join(',')
+      : v;
+  if (text === undefined) return experimentFlag(path);
+  const shown = String(text).length > 40 ? `${String(text).slice(0, 40)}…` : String(text);
+  return `${experimentFlag(path)} ${shown}${Array.isArray(v) && v.length > 8 ? ` (${v.length} values)` : ''}`;
+}
+function checkFlags(config: ExperimentConfigInput): void {
+  const r = ExperimentConfig.safeParse(config);
+  if (!r.success)
+    throw new InputError(r.error.issues.map((i) => `${typed(config, i.path)}: ${issueText(i)}`).join('; '));
+}
+
 async function runExperiment(
   config: ExperimentConfigInput,
   o: { runs?: string; json?: boolean },
   setExit: (c: number) => void,
 ): Promise<void> {
+  checkFlags(config);
   const service = openService(o.runs);
   const { state, code } = await runAndWait(service, config, Boolean(o.json));
   setExit(code);

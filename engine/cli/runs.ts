@@ -2,6 +2,8 @@
 import { Command, Option } from 'commander';
 import { SingleBar, Presets } from 'cli-progress';
 import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline/promises';
+import { InputError } from '../errors';
 import type { RunConfigInput, RunState } from '../../shared/runs';
 import { fileSettings, runsDirOf, Service, userDataDir } from '../api';
 import { badLinesText, scanMetricsFile } from '../runs';
@@ -54,21 +56,29 @@ export async function runAndWait(
           Presets.shades_classic,
         )
       : null;
-  const off = service.subscribe((e) => {
+  const unsubscribe = service.subscribe((e) => {
     if (e.runId !== started.id || e.type !== 'progress' || !bar) return;
     if (!bar.isActive) bar.start(e.progress.total, 0, { msg: '' });
     bar.setTotal(e.progress.total);
     bar.update(e.progress.done, { msg: e.progress.message ?? '' });
   });
-  const onInt = () => service.cancelRun({ id: started.id }).catch(() => undefined);
-  process.once('SIGINT', onInt);
+  const off = cancelOnSignals(service, started.id);
   await service.scheduler.idle();
-  process.off('SIGINT', onInt);
   off();
+  unsubscribe();
   bar?.stop();
   const state = service.store.get(started.id);
   if (!json) console.error(`run ${state.id}: ${state.status} (${service.store.dir(state.id)})`);
   return { state, code: exitFor(state) };
+}
+
+// Ctrl+C, a kill (SIGTERM) or a closed terminal (SIGHUP) cancels the run gracefully: its worker checkpoints and
+// stops (or is killed after the grace period) before this process exits, so no worker outlives its owner.
+function cancelOnSignals(service: Service, id: string): () => void {
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+  const cancel = () => void service.cancelRun({ id }).catch(() => undefined);
+  for (const sig of signals) process.on(sig, cancel);
+  return () => signals.forEach((sig) => process.off(sig, cancel));
 }
 
 const exitFor = (s: RunState): number =>
@@ -116,7 +126,7 @@ export function registerRuns(program: Command, setExit: (code: number) => void):
       await new Promise(() => undefined); // serve until stopped
     });
 
-  const runs = program.command('runs').description('list, inspect, cancel and resume stored runs');
+  const runs = program.command('runs').description('list, inspect, cancel, resume and delete stored runs');
   runs
     .command('list')
     .addOption(runsOption())
@@ -151,10 +161,61 @@ export function registerRuns(program: Command, setExit: (code: number) => void):
     .action(async (id: string, o: { runs?: string; json?: boolean }) => {
       const service = openService(o.runs);
       await service.resumeRun({ id });
+      const off = cancelOnSignals(service, id);
       await service.scheduler.idle();
+      off();
       const state = service.store.get(id);
       if (o.json) console.log(JSON.stringify(state));
       else printTable([summary(state)]);
       setExit(exitFor(state));
     });
+  runs
+    .command('cancel <id>')
+    .description(
+      'stop a running run at its next safe point (its checkpoint stays: resume continues it), whichever process on this machine runs it',
+    )
+    .addOption(runsOption())
+    .option('--json')
+    .action(async (id: string, o: { runs?: string; json?: boolean }) => {
+      const service = openService(o.runs);
+      await service.cancelRun({ id });
+      const state = await ended(service, id);
+      if (o.json) console.log(JSON.stringify(state));
+      else {
+        printTable([summary(state)]);
+        if (state.status === 'running' || state.status === 'queued')
+          console.error(`run ${id}: asked to stop; it is still ${state.status} (its worker checkpoints first)`);
+      }
+    });
+  runs
+    .command('delete <id>')
+    .description('delete a run and its folder (a live run must be cancelled first; asks unless --force)')
+    .addOption(runsOption())
+    .option('--force', 'delete without asking')
+    .option('--json')
+    .action(async (id: string, o: { runs?: string; force?: boolean; json?: boolean }) => {
+      const service = openService(o.runs);
+      const state = service.store.peek(id);
+      service.checkDeletable(id);
+      if (!o.force) {
+        if (!process.stdin.isTTY)
+          throw new InputError(`deleting run ${id} (${state.kind}, ${state.status}) cannot be undone: add --force`);
+        const rl = createInterface({ input: process.stdin, output: process.stderr });
+        const answer = await rl.question(`delete run ${id} (${state.kind}, ${state.status}) and its folder? [y/N] `);
+        rl.close();
+        if (!/^y(es)?$/i.test(answer.trim())) return console.error('not deleted');
+      }
+      await service.deleteRun({ id });
+      if (o.json) console.log(JSON.stringify({ deleted: id }));
+      else console.error(`deleted run ${id} (${service.store.dir(id)})`);
+    });
+}
+
+// The run's state once the process that runs it has recorded how it ended (or after a minute, as it is then).
+async function ended(service: Service, id: string): Promise<RunState> {
+  for (const t0 = Date.now(); Date.now() - t0 < 60_000; await new Promise((r) => setTimeout(r, 250))) {
+    const s = service.store.get(id);
+    if (s.status !== 'running' && s.status !== 'queued') return s;
+  }
+  return service.store.get(id);
 }

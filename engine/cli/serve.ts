@@ -3,7 +3,7 @@
 // every later request (files and the WebSocket upgrade) must carry it; WebSocket origins must be this server.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { extname, join, normalize, sep } from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { WsRequest, type WsReply } from '../../shared/api';
@@ -144,9 +144,13 @@ function sendFile(res: ServerResponse, root: string, pathname: string): void {
     return deny(res, 400, 'bad percent-encoding in the path');
   }
   const rel = normalize(decoded).replace(/^([/\\])+/, '');
-  let file = join(root, rel);
-  if (!file.startsWith(root + sep) && file !== root) return deny(res, 403, 'forbidden');
-  if (!existsSync(file) || statSync(file).isDirectory()) file = join(root, 'index.html'); // single-page app
+  const real = realpathSync(root); // the UI folder itself may be reached through a link
+  let file = join(real, rel);
+  if (!file.startsWith(real + sep) && file !== real) return deny(res, 403, 'forbidden');
+  if (!existsSync(file) || statSync(file).isDirectory()) file = join(real, 'index.html'); // single-page app
+  // Only regular files whose real path is inside the UI folder: a symlink there never leads out of it.
+  const target = realpathSync(file);
+  if (!target.startsWith(real + sep) || !statSync(target).isFile()) return deny(res, 404, 'not found');
   const headers: Record<string, string> = {
     'Content-Type': MIME[extname(file)] ?? 'application/octet-stream',
     'X-Content-Type-Options': 'nosniff',
@@ -159,7 +163,7 @@ function sendFile(res: ServerResponse, root: string, pathname: string): void {
       'Referrer-Policy': 'no-referrer',
     });
   res.writeHead(200, headers);
-  res.end(readFileSync(file));
+  res.end(readFileSync(target));
 }
 
 // Without a valid cookie (a new browser, or a server started with --new-token): a page that asks for the token.

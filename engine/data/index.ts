@@ -6,6 +6,14 @@ export { readFlickr8k } from './flickr8k';
 export { checkImageFiles, isImageFile } from './image-files';
 export { importDataset, type ImportOptions } from './import';
 export { HEAD_BYTES, imageFileProblem, MAX_PIXELS, TAIL_BYTES } from './image-file';
+export {
+  DataFingerprint,
+  fingerprint,
+  fingerprintChanges,
+  FINGERPRINT_FILE,
+  readFingerprint,
+  writeFingerprint,
+} from './fingerprint';
 export { formatInspection, inspectDataset, words, type Inspection } from './inspect';
 export { readKarpathy } from './karpathy';
 export { DATASET_FILE, IMAGES_DIR, isDatasetDir, readDataset, writeDataset } from './layout';

@@ -47,7 +47,7 @@ const IMAGE_DIR_NAMES = [
 ];
 const FLICKR8K_TOKEN = 'Flickr8k.token.txt';
 const KNOWN =
-  'dataset.json, dataset_*.json (Karpathy), Flickr8k.token.txt, results_20130124.token, results.csv, *_images.txt (Multi30k), captions_*.json (COCO), or an image,caption table (.csv / .txt with a header, .jsonl)';
+  'dataset.json, dataset_*.json (Karpathy), Flickr8k.token.txt, results_20130124.token, results.csv, *_images.txt (Multi30k), captions_*.json or annotations/captions_*.json (COCO), or an image,caption table (.csv / .txt with a header, .jsonl)';
 
 function fileFormat(file: string): Format {
   const name = basename(file);
@@ -80,10 +80,25 @@ function dirEntry(dir: string): { file: string; format: Format } {
   if (isMulti30kDir(dir)) return { file: dir, format: 'multi30k' };
   const coco = pick((n) => /^captions_.*\.json$/.test(n));
   if (coco) return { file: join(dir, coco), format: 'coco' };
+  const annotations = cocoAnnotations(dir);
+  if (annotations) return { file: annotations, format: 'coco' };
   const table = pick((n) => n === 'captions.txt' || n === 'captions.csv' || n === 'captions.jsonl');
   if (table) return { file: join(dir, table), format: 'table' };
   if (names.includes('Flickr8k_text')) return dirEntry(join(dir, 'Flickr8k_text')); // the original Flickr8k download
   throw new InputError(`${dir}: no dataset here (looked for ${KNOWN})`);
+}
+
+// COCO as downloaded: annotations/captions_<split>.json beside the image folders <split>/; the captions of a split
+// whose photos are there come first (a download of val2017 alone, or both).
+function cocoAnnotations(dir: string): string | null {
+  const folder = join(dir, 'annotations');
+  if (!existsSync(folder) || !statSync(folder).isDirectory()) return null;
+  const files = readdirSync(folder)
+    .filter((n) => /^captions_.*\.json$/.test(n))
+    .sort();
+  const withPhotos = files.find((n) => existsSync(join(dir, n.slice('captions_'.length, -'.json'.length))));
+  const file = withPhotos ?? files[0];
+  return file ? join(folder, file) : null;
 }
 
 /** Does this folder hold a dataset openDataset finds (by file names only; nothing is parsed)? */

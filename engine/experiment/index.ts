@@ -4,4 +4,5 @@ export { experimentJob } from './job';
 export { armJob } from './epoch-eval';
 export { matchDroppedImages, ownCaptions, topMatches } from './drop';
 export { openExperimentData } from './protocol';
+export { preflightExperimentImages } from './images';
 export { splitCeiling, type Ceiling } from './ceiling';

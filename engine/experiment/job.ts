@@ -3,19 +3,16 @@
 // a Slurm job; each scoring itself every epoch), relay their curves, then compare once every arm is done.
 // Cancel stops the children gracefully; resume continues each child from its own last checkpoint.
 import { cpus } from 'node:os';
-import { join } from 'node:path';
 import { splitCounts, type Dataset } from '../../shared/dataset';
 import { armConfig, type ExperimentConfig, type ImageViews } from '../../shared/experiment';
 import { describeAdapter } from '../../shared/gpu';
 import { RESUMABLE, type RunState } from '../../shared/runs';
-import { TrainConfig } from '../../shared/train';
-import { isDatasetDir } from '../data';
-import { defaultCacheDir } from '../image';
+import { TrainConfig, type Arm } from '../../shared/train';
 import { Cancelled, RunStore, Scheduler, type Job, type JobContext } from '../runs';
 import { finalize } from './final';
 import { imageArms, type ImageArms } from './image-arms';
 import { renderableWorld, type RenderableWorld } from './world-scenes';
-import { embedImageSide, type ImageSide, type Photos } from './images';
+import { embedImageSide, imageCacheDir, type ImageSide, type Photos } from './images';
 import { childKey, experimentLayout } from './layout';
 import { protocolPhotos } from './protocol';
 
@@ -56,26 +53,24 @@ export const experimentJob: Job<ExperimentConfig> = async (ctx) => {
   const store = new RunStore(layout.arms, ctx.executor.ownerAlive?.bind(ctx.executor));
   store.recover();
   const children: Children = ctx.checkpoint.load<{ children: Children }>()?.children ?? {};
-  for (const seed of c.seeds)
-    for (const arm of c.arms) {
-      const key = childKey(arm, seed);
-      if (children[key]) continue;
-      const config = TrainConfig.parse(
-        armConfig(c, arm, seed, { images: { val: side.val, test: side.test }, k: c.eval.k }),
-      );
-      children[key] = store.create(config).id;
-    }
-  ctx.checkpoint.save({ children });
+  // Each arm's run folder is made when it is about to start (arms/ holds only the arms that ran or run).
+  const create = (arm: Arm, seed: number): string => {
+    const config = TrainConfig.parse(
+      armConfig(c, arm, seed, { images: { val: side.val, test: side.test }, k: c.eval.k }),
+    );
+    const id = store.create(config).id;
+    children[childKey(arm, seed)] = id;
+    ctx.checkpoint.save({ children });
+    return id;
+  };
 
   // Locally, at least one seed's arms at once: arms differ in cost (an NTP arm is a quarter of a view arm) and one
   // queued behind the others adds its own time, where beside them it shares theirs (the demo, 11 epochs, 2 cores:
   // 578 s with its 3 arms at once against 666 s two at a time).
-  await trainArms(
-    ctx,
-    store,
-    children,
-    c.parallel ?? ctx.executor.concurrency ?? Math.max(cpus().length, c.arms.length),
-  );
+  await trainArms(ctx, store, children, {
+    create,
+    concurrency: c.parallel ?? ctx.executor.concurrency ?? Math.max(cpus().length, c.arms.length),
+  });
   const states = Object.values(children).map((id) => store.get(id));
   const failed = states.filter((s) => s.status !== 'done' && s.status !== 'diverged');
   // An arm's error: its cause line(s), without a stack (that stays in the arm's logs.txt).
@@ -107,9 +102,7 @@ export const experimentJob: Job<ExperimentConfig> = async (ctx) => {
 async function frozenImageSide(ctx: JobContext<ExperimentConfig>, photos: Photos): Promise<ImageSide> {
   const c = ctx.config;
   ctx.progress(0, 1, 'embedding photos');
-  // A dataset folder keeps its cache beside it; real data may sit on a read-only share, so its cache is the user's.
-  const cacheDir = isDatasetDir(c.data) ? join(c.data, '.embeddings') : defaultCacheDir();
-  return embedImageSide(photos, c.image, experimentLayout(ctx.runDir).image, cacheDir, {
+  return embedImageSide(photos, c.image, experimentLayout(ctx.runDir).image, imageCacheDir(c.data), {
     signal: ctx.signal,
     onProgress: (done, total) => ctx.progress(done, total, 'embedding photos'),
     log: (m) => ctx.log(m),
@@ -152,20 +145,34 @@ function describeSplit(ds: Dataset): string {
   return `${how}: train ${n.train} / val ${n.val} / test ${n.test} photos`;
 }
 
-// Runs the children that are not done yet and relays their events as the experiment's own, tagged by arm/seed.
+// Runs the arms that are not done yet, each made (create) as a place frees up, and relays their events as the
+// experiment's own, tagged by arm/seed.
 async function trainArms(
   ctx: JobContext<ExperimentConfig>,
   store: RunStore,
   children: Children,
-  concurrency: number,
+  opts: { create: (arm: Arm, seed: number) => string; concurrency: number },
 ): Promise<void> {
-  const scheduler = new Scheduler(store, { concurrency, executor: ctx.executor });
+  const scheduler = new Scheduler(store, { concurrency: opts.concurrency, executor: ctx.executor });
+  const keys = ctx.config.seeds.flatMap((seed) => ctx.config.arms.map((arm) => ({ arm, seed })));
   const tagOf = new Map<string, { arm: string; seed: number }>();
-  for (const seed of ctx.config.seeds)
-    for (const arm of ctx.config.arms) tagOf.set(children[childKey(arm, seed)], { arm, seed });
+  for (const k of keys) if (children[childKey(k.arm, k.seed)]) tagOf.set(children[childKey(k.arm, k.seed)], k);
   const progress = new Map<string, { done: number; total: number }>();
   // Arms finished in an earlier attempt count as complete; read their status once, not on every progress event.
-  const finished = Object.values(children).filter((id) => ['done', 'diverged'].includes(store.get(id).status)).length;
+  const finishedBefore = [...tagOf.keys()].filter((id) => ['done', 'diverged'].includes(store.get(id).status));
+  const finished = finishedBefore.length;
+  // What is left, in seed then arm order: arms of an earlier attempt continue, the others are made when they start.
+  const left = keys.filter((k) => !finishedBefore.includes(children[childKey(k.arm, k.seed)] ?? ''));
+  const submitNext = () => {
+    const k = left.shift();
+    if (!k) return;
+    const existing = children[childKey(k.arm, k.seed)];
+    const id = existing ?? opts.create(k.arm, k.seed);
+    tagOf.set(id, k);
+    const s: RunState = store.get(id);
+    if (s.status === 'done' || s.status === 'diverged') return submitNext(); // a diverged arm is a result, not retried
+    scheduler.submit(id, RESUMABLE.includes(s.status));
+  };
   scheduler.on('event', (e) => {
     const tag = tagOf.get(e.runId)!;
     if (e.type === 'metric') ctx.metric(e.record.scope, e.record.x, e.record.values, { ...e.record.tags, ...tag });
@@ -175,17 +182,15 @@ async function trainArms(
       const known = [...progress.values()];
       const perArm = Math.max(...known.map((p) => p.total));
       const done = known.reduce((a, p) => a + p.done, 0) + perArm * finished;
-      ctx.progress(done, perArm * tagOf.size, 'training arms');
-    } else if (e.type === 'status')
+      ctx.progress(done, perArm * keys.length, 'training arms');
+    } else if (e.type === 'status') {
       ctx.log(`[${tag.arm} s${tag.seed}] ${e.state.status}${e.state.error ? `: ${e.state.error.split('\n')[0]}` : ''}`);
+      if (!['queued', 'running'].includes(e.state.status) && !ctx.signal.aborted) submitNext();
+    }
   });
   const onAbort = () => void scheduler.shutdown();
   ctx.signal.addEventListener('abort', onAbort);
-  for (const id of Object.values(children)) {
-    const s: RunState = store.get(id);
-    if (s.status === 'done' || s.status === 'diverged') continue; // a diverged arm is a result, not retried
-    scheduler.submit(id, RESUMABLE.includes(s.status));
-  }
+  for (let i = 0; i < opts.concurrency && left.length; i++) submitNext();
   await scheduler.idle();
   ctx.signal.removeEventListener('abort', onAbort);
   if (ctx.signal.aborted) throw new Cancelled('experiment cancelled');

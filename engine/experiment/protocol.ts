@@ -83,8 +83,21 @@ export function protocolPhotos(
   return { opened, fit, test };
 }
 
-/** Before a run is created: its data opens, and an experiment's fit and test photos are there (InputError if not). */
-export function preflightRun(config: RunConfig): void {
-  if (config.kind === 'experiment') protocolPhotos(config);
-  else if (config.kind === 'train') openDataset(config.data, { imagesDir: config.images, split: config.split });
+/** Before a run is created: its data opens, and an experiment's fit and test photos are there (InputError if not).
+ * Returns the opened data of a run that has data (train, experiment), for its fingerprint. */
+export function preflightRun(config: RunConfig): RunData | null {
+  if (config.kind === 'experiment') return { opened: protocolPhotos(config).opened, tokenizer: config.train.tokenizer };
+  if (config.kind === 'train')
+    return {
+      opened: openDataset(config.data, { imagesDir: config.images, split: config.split }),
+      tokenizer: config.tokenizer,
+    };
+  return null;
+}
+
+// The data a run trains on, opened as it opens it, and the tokenizer it was given (if any).
+export type RunData = { opened: OpenedDataset; tokenizer?: string };
+export function runData(config: RunConfig): RunData | null {
+  if (config.kind === 'experiment') return { opened: openExperimentData(config), tokenizer: config.train.tokenizer };
+  return preflightRun(config);
 }

@@ -521,7 +521,7 @@ export async function buildWorldEncoder(
           hooks.onWindow(losses.length, mean(losses.slice(-window)), window);
       },
     },
-    checkpoints && { ...checkpoints, key },
+    checkpoints && { ...checkpoints, key, warn: (m) => log(`warning: ${m}`) },
   );
   const trainSeconds = before + (performance.now() - tTrain) / 1000;
   const shape = recipe.jepa.vit as ViTShape;

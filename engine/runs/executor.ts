@@ -6,7 +6,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { SlurmPlacement } from '../../shared/runs';
-import { spawnEntry, type EntryCommand } from '../child';
+import { killTree, spawnEntry, type EntryCommand } from '../child';
 import type { OwnerRecord } from './owner';
 
 // Where the attempt runs now: a local pid, or a batch job (id, node once placed, Slurm's state). `waiting`: the
@@ -47,7 +47,8 @@ export interface Executor {
   ownerAlive?(r: OwnerRecord): boolean;
 }
 
-// A child process on this machine: `<worker> <runDir> [--resume]`, SIGTERM on cancel, SIGKILL after killAfterMs.
+// A child process on this machine: `<worker> <runDir> [--resume]`, SIGTERM on cancel, SIGKILL after killAfterMs (to
+// the worker and the workers it started: an experiment's arms).
 export class LocalExecutor implements Executor {
   readonly kind = 'local' as const;
 
@@ -75,7 +76,7 @@ export class LocalExecutor implements Executor {
     return {
       cancel: () => {
         child.kill('SIGTERM');
-        killTimer ??= setTimeout(() => child.kill('SIGKILL'), this.killAfterMs);
+        killTimer ??= setTimeout(() => child.pid !== undefined && killTree(child.pid), this.killAfterMs);
       },
     };
   }

@@ -23,11 +23,14 @@ export { Cancelled, WorkerMessage, type Job, type JobContext, type JobOutcome } 
 export {
   STALE_MS,
   claim,
+  describeOwner,
   heartbeat,
   HEARTBEAT_MS,
+  otherOwner,
   ownerAlive,
   readOwner,
   release,
+  signalWorker,
   type OwnerProbe,
   type OwnerRecord,
 } from './owner';

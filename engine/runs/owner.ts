@@ -1,8 +1,9 @@
 // Who runs a run: `<run>/owner.json`, claimed by the process whose scheduler queues the run, refreshed by a
-// heartbeat, removed when the run ends. Another process (a second `prh` command, `prh serve`, the app) reads it
+// heartbeat, removed when the run ends. It also names the run's local worker process while one computes it: a
+// worker whose parent died (kill -9) may still write the run for a moment, so the run stays owned until it is gone. Another process (a second `prh` command, `prh serve`, the app) reads it
 // before touching the run: recover() leaves a run with a live owner alone, and resume refuses it. A run computed as
 // a Slurm job has executor 'slurm' and its job id: it is live while the job is (the executor's ownerAlive).
-import { linkSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, linkSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -20,6 +21,7 @@ export const OwnerRecord = z.object({
   startTime: z.string().nullable(), // /proc/<pid>/stat field 22 (clock ticks after boot): tells a reused pid apart; null off Linux
   executor: z.enum(['local', 'slurm']),
   jobId: z.string().optional(), // slurm
+  worker: z.object({ pid: z.number().int().positive(), startTime: z.string().nullable() }).nullable().optional(), // local
   claimedAt: z.string(), // ISO
   heartbeatAt: z.string(), // ISO
 });
@@ -55,13 +57,23 @@ function pidAlive(pid: number): boolean {
 export type OwnerProbe = (r: OwnerRecord) => boolean;
 
 // A batch job: what `probe` says; a process that cannot ask the cluster trusts the submitter's heartbeat.
-// Same host: the pid is alive and (where /proc tells) started when the record says. Other host: a fresh heartbeat.
+// Same host: the owner's pid, or its worker's, is alive and (where /proc tells) started when the record says.
+// Other host: a fresh heartbeat.
 export function ownerAlive(r: OwnerRecord, now = Date.now(), probe?: OwnerProbe): boolean {
   if (r.executor !== 'local') return probe ? probe(r) : now - Date.parse(r.heartbeatAt) < STALE_MS;
   if (r.host !== hostname()) return now - Date.parse(r.heartbeatAt) < STALE_MS;
-  if (!pidAlive(r.pid)) return false;
-  return r.startTime === null || processStartTime(r.pid) === null || processStartTime(r.pid) === r.startTime;
+  return processAlive(r.pid, r.startTime) || (!!r.worker && processAlive(r.worker.pid, r.worker.startTime));
 }
+
+// The process `pid` lives and is the one that started at `startTime` (null: not known).
+function processAlive(pid: number, startTime: string | null): boolean {
+  if (!pidAlive(pid)) return false;
+  return startTime === null || processStartTime(pid) === null || processStartTime(pid) === startTime;
+}
+
+// The worker of a record whose owner is gone (an orphan still writing the run), or null.
+const orphanWorker = (r: OwnerRecord): OwnerRecord['worker'] =>
+  r.executor === 'local' && r.host === hostname() && r.worker && !processAlive(r.pid, r.startTime) ? r.worker : null;
 
 // Whether the process that wrote the record lives (for a batch job: the submitter, not the job).
 export const submitterAlive = (r: OwnerRecord, now = Date.now()): boolean =>
@@ -79,13 +91,26 @@ export function readOwner(runDir: string): OwnerRecord | null {
 
 const isSelf = (r: OwnerRecord) => r.host === hostname() && r.pid === process.pid;
 
-export const describeOwner = (r: OwnerRecord, now = Date.now()): string =>
-  `${r.executor === 'slurm' ? `Slurm job ${r.jobId ?? '?'}` : `pid ${r.pid}`} on ${r.host} (heartbeat ${Math.round((now - Date.parse(r.heartbeatAt)) / 1000)} s ago)`;
+export function describeOwner(r: OwnerRecord, now = Date.now()): string {
+  const orphan = orphanWorker(r);
+  if (orphan)
+    return `its worker pid ${orphan.pid} on ${r.host}, whose parent pid ${r.pid} is gone (the worker stops by itself at its next safe point, or end it with kill ${orphan.pid})`;
+  return `${r.executor === 'slurm' ? `Slurm job ${r.jobId ?? '?'}` : `pid ${r.pid}`} on ${r.host} (heartbeat ${Math.round((now - Date.parse(r.heartbeatAt)) / 1000)} s ago)`;
+}
 
-// The live owner of a run other than this process, or null.
+// The live owner of a run other than this process, or null. An experiment's arms (`arms/<run>/`) count too: a run
+// is not free while any process that can write into its folder lives.
 export function otherOwner(runDir: string, probe?: OwnerProbe): OwnerRecord | null {
   const r = readOwner(runDir);
-  return r && !isSelf(r) && ownerAlive(r, Date.now(), probe) ? r : null;
+  if (r && !isSelf(r) && ownerAlive(r, Date.now(), probe)) return r;
+  const arms = join(runDir, 'arms');
+  if (!existsSync(arms)) return null;
+  for (const e of readdirSync(arms, { withFileTypes: true })) {
+    if (!e.isDirectory()) continue;
+    const child = readOwner(join(arms, e.name));
+    if (child && !isSelf(child) && ownerAlive(child, Date.now(), probe)) return child;
+  }
+  return null;
 }
 
 function recordForSelf(now = new Date()): OwnerRecord {
@@ -138,6 +163,12 @@ export function adopt(runDir: string, held: OwnerRecord): OwnerRecord {
   return record;
 }
 
+// The record with the local worker now computing the run (pid and start time), or none.
+export const withWorker = (record: OwnerRecord, pid: number | null): OwnerRecord => ({
+  ...record,
+  worker: pid === null ? null : { pid, startTime: processStartTime(pid) },
+});
+
 export function heartbeat(runDir: string, record: OwnerRecord): OwnerRecord {
   const next = { ...record, heartbeatAt: new Date().toISOString() };
   writeJsonAtomic(fileOf(runDir), next);
@@ -148,4 +179,16 @@ export function heartbeat(runDir: string, record: OwnerRecord): OwnerRecord {
 export function release(runDir: string): void {
   const r = readOwner(runDir);
   if (r && isSelf(r)) rmSync(fileOf(runDir), { force: true });
+}
+
+// Ask the local worker of a run another process owns to stop, as its owner's cancel would (SIGTERM: it checkpoints
+// at its next safe point, and its owner records how it ended). Throws an InputError saying why it cannot.
+export function signalWorker(runDir: string, r: OwnerRecord): number {
+  if (r.executor !== 'local')
+    throw new InputError(`it runs as Slurm job ${r.jobId ?? '?'} (${describeOwner(r)}): scancel ${r.jobId ?? 'it'}`);
+  if (r.host !== hostname()) throw new InputError(`it runs on ${r.host} (${describeOwner(r)}): cancel it there`);
+  if (!r.worker || !processAlive(r.worker.pid, r.worker.startTime))
+    throw new InputError(`it is queued under ${describeOwner(r)}, with no worker yet: cancel it there`);
+  process.kill(r.worker.pid, 'SIGTERM');
+  return r.worker.pid;
 }

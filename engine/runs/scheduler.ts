@@ -23,6 +23,7 @@ import {
   otherOwner,
   release,
   submitterAlive,
+  withWorker,
   type OwnerProbe,
   type OwnerRecord,
 } from './owner';
@@ -93,8 +94,10 @@ export class Scheduler extends EventEmitter<{ event: [RunEvent] }> {
     if (resume && !RESUMABLE.includes(state.status))
       throw new InputError(`run ${id} is ${state.status}; only ${RESUMABLE.join('/')} runs can be resumed`);
     this.own(id);
-    const next = this.setState(id, { status: 'queued', error: null, endedAt: null });
+    // In the queue before its status is announced: a listener of that event (idle(), or one that submits the next run
+    // as one ends) sees it waiting.
     this.queue.push({ id, resume });
+    const next = this.setState(id, { status: 'queued', error: null, endedAt: null });
     this.pump();
     return next;
   }
@@ -112,6 +115,11 @@ export class Scheduler extends EventEmitter<{ event: [RunEvent] }> {
     run.cancelRequested = true;
     run.execution?.cancel(); // graceful: the job checkpoints at its next safe point
     return this.store.get(id);
+  }
+
+  // Whether this scheduler has the run queued or running.
+  has(id: string): boolean {
+    return this.active.has(id) || this.queue.some((q) => q.id === id);
   }
 
   running(): string[] {
@@ -191,10 +199,13 @@ export class Scheduler extends EventEmitter<{ event: [RunEvent] }> {
   }
 
   // A batch job's id goes into owner.json too: another process then asks the cluster whether the run is live.
+  // A local worker's pid too: it may outlive this process (kill -9), and the run is not free while it writes.
   private onPlaced(id: string, p: Placement): void {
     const record = this.owned.get(id);
     if (record && p.slurm && record.jobId !== p.slurm.jobId)
       this.owned.set(id, heartbeat(this.store.dir(id), { ...record, executor: 'slurm', jobId: p.slurm.jobId }));
+    else if (record && !p.slurm && p.pid !== null && record.worker?.pid !== p.pid)
+      this.owned.set(id, heartbeat(this.store.dir(id), withWorker(record, p.pid)));
     const state = this.store.get(id);
     if (state.status !== 'running' && state.status !== 'queued') return; // ended meanwhile
     this.setState(id, { pid: p.pid, ...(p.slurm ? { slurm: p.slurm } : {}), status: p.waiting ? 'queued' : 'running' });

@@ -74,13 +74,22 @@ export class RunStore {
     return this.ids().map((id) => this.peek(id));
   }
 
-  // The run's status, or for an unreadable status.json the `unreadable` stand-in (an unknown run still throws).
+  // The run's status, or for an unreadable status.json or config.json the `unreadable` stand-in (an unknown run
+  // still throws): a run whose config is torn cannot be shown, compared or resumed, whatever its status says.
   peek(id: string): RunState {
+    let state: RunState;
     try {
-      return this.get(id);
+      state = this.get(id);
     } catch (err) {
       if (!(err instanceof InputError) || !existsSync(join(this.dir(id), 'status.json'))) throw err;
       return this.unreadable(id, err.message);
+    }
+    try {
+      this.config(id);
+      return state;
+    } catch (err) {
+      if (!(err instanceof InputError)) throw err;
+      return { ...state, status: 'unreadable', error: err.message };
     }
   }
 

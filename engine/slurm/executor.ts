@@ -7,17 +7,17 @@ import { spawnSync } from 'node:child_process';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
-import type { SlurmResources, SlurmSettings } from '../../shared/settings';
+import type { SlurmSettings } from '../../shared/settings';
 import type { EntryCommand } from '../child';
 import { STALE_MS, WorkerMessage, type Execution, type ExecutionSink, type Executor, type OwnerRecord } from '../runs';
 import { Slurm, jobFailure, type Submitted } from './client';
 import type { SlurmEnv } from './command';
 import { jobEnded, jobFromScontrol, jobPhase, type SlurmJob } from './job';
-import { sbatchOptions, workerJob } from './script';
+import { sbatchOptions, workerJob, type JobResources } from './script';
 
 export type SlurmExecutorOptions = SlurmEnv & {
   settings: SlurmSettings; // the cluster block of the settings (node, project, setup, requeue, maxResubmits, pollSeconds)
-  resources?: SlurmResources; // what each job asks for (default: the settings' own; an experiment's overrides merged in)
+  resources?: JobResources; // what each job asks for (default: the settings' own; an experiment's overrides merged in)
   worker: EntryCommand; // how this machine starts the worker (engine/worker's workerCommand()); nodeCommand() moves it
   pollMs?: number; // default: settings.pollSeconds (10 s)
 };

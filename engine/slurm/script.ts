@@ -3,14 +3,17 @@
 // resubmitted by hand with `sbatch`.
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { SlurmResources, SlurmSettings } from '../../shared/settings';
+import { extraLineProblem, type SlurmResources, type SlurmSettings } from '../../shared/settings';
 import type { EntryCommand } from '../child';
 import { SlurmError } from './command';
+
+// What a job's #SBATCH lines come from: its resources, and the settings' extra lines.
+export type JobResources = SlurmResources & Pick<SlurmSettings, 'extra'>;
 
 export type BatchJob = {
   name: string; // --job-name
   output: string; // --output: stdout and stderr in one file; %j is the job id
-  resources: SlurmResources;
+  resources: JobResources;
   requeue: boolean; // --requeue (else --no-requeue): Slurm may run it again after preemption or node failure
   setup?: string[]; // shell lines before the command, e.g. `module load nodejs/20`
   cwd: string; // where the command runs (on the node)
@@ -32,8 +35,15 @@ function sbatchValue(s: string, what: string): string {
   return /^[\w@%+=:,./-]+$/.test(s) ? s : `"${s}"`;
 }
 
-export function sbatchOptions(r: SlurmResources): string[] {
+// The job's own #SBATCH options from its resources, then the settings' `extra` lines (checked again here: whatever
+// route a line came by, none may replace an option the script sets).
+export function sbatchOptions(r: JobResources): string[] {
   const gres = r.gpus ? `gpu:${r.gpuType ? `${r.gpuType}:` : ''}${r.gpus}` : null;
+  const extra = (r.extra ?? []).map((line) => {
+    const problem = extraLineProblem(line);
+    if (problem) throw new SlurmError(`slurm.extra ${JSON.stringify(line)}: ${problem}`);
+    return line.replace(/^#SBATCH\s+/, '').trim();
+  });
   return [
     r.partition && `--partition=${r.partition}`,
     r.account && `--account=${r.account}`,
@@ -41,7 +51,11 @@ export function sbatchOptions(r: SlurmResources): string[] {
     gres && `--gres=${gres}`,
     r.cpus && `--cpus-per-task=${r.cpus}`,
     r.memory && `--mem=${r.memory}`,
-    ...(r.extra ?? []).map((line) => line.replace(/^#SBATCH\s+/, '').trim()),
+    r.qos && `--qos=${r.qos}`,
+    r.reservation && `--reservation=${r.reservation}`,
+    r.constraint && `--constraint=${r.constraint}`,
+    r.exclusive && '--exclusive',
+    ...extra,
   ].filter((x): x is string => Boolean(x));
 }
 
@@ -114,7 +128,7 @@ export function workerJob(
   worker: EntryCommand,
   s: SlurmSettings,
   resume: boolean,
-  resources: SlurmResources = s,
+  resources: JobResources = s,
 ): BatchJob {
   const { cwd, command } = nodeCommand(worker, s);
   return {

@@ -27,7 +27,9 @@ const send = (m: WorkerMessage): void => void process.stdout.write(JSON.stringif
 async function main(runDir: string, resume: boolean): Promise<void> {
   const config = readJson(join(runDir, 'config.json'), RunConfig, 'a run config');
   const abort = new AbortController();
-  process.on('SIGTERM', () => abort.abort(new Cancelled('cancelled')));
+  // SIGTERM from its owner's cancel; SIGINT from Ctrl+C in the terminal, which reaches the whole process group: the
+  // same graceful stop, so the owner (which cancels too) records how it ended.
+  for (const sig of ['SIGTERM', 'SIGINT'] as const) process.on(sig, () => abort.abort(new Cancelled('cancelled')));
   const parent = process.ppid;
   setInterval(() => process.ppid !== parent && process.exit(3), 1000).unref(); // orphaned: the app died
 

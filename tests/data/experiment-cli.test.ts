@@ -81,7 +81,7 @@ describe('prh experiment on a caption folder', () => {
       protocol: string;
       result: ExperimentResult;
     };
-    expect(out.status).toBe('done');
+    expect(out.status, JSON.stringify(out).slice(0, 800)).toBe('done');
     expect(r.status).toBe(0);
     const res = out.result;
     expect(res.pairs.fit).toBe(11);
@@ -137,7 +137,7 @@ describe('prh experiment on a caption folder', () => {
     expect(r.stderr).toMatch(/^error: .*few\.npy: no row for 2[01] of the 22 photos the experiment needs .*, e\.g\. /);
     r = prh('experiment', '--data', mini, '--arms', 'good,ntp', '--arm-lr', 'bad=1e-3', ...TINY);
     expect(r.status).toBe(2);
-    expect(r.stderr).toBe('error: startRun: config.armLr: a learning rate for an arm the experiment does not train\n');
+    expect(r.stderr).toBe('error: --arm-lr bad=0.001: a learning rate for an arm the experiment does not train\n');
     r = prh('experiment', '--data', mini, '--arm-lr', 'good:1e-3', ...TINY);
     expect([r.status, r.stderr]).toEqual([
       2,
@@ -146,7 +146,7 @@ describe('prh experiment on a caption folder', () => {
     r = prh('experiment', '--data', mini, '--arm-lr', 'gud=1e-3', ...TINY);
     expect([r.status, r.stderr]).toEqual([
       2,
-      'error: startRun: config.armLr: not arms: gud (arms: good, bad, ntp, pair-ntp)\n',
+      'error: --arm-lr gud=0.001: not arms: gud (arms: good, bad, ntp, pair-ntp)\n',
     ]);
     r = prh('experiment', '--data', join(import.meta.dirname, 'fixtures', 'flickr8k-bad-csv'), ...TINY);
     expect(r.status).toBe(2);

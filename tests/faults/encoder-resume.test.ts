@@ -123,6 +123,39 @@ describe('a killed world-encoder build', () => {
     expect(newest(join(home, 'two.checkpoints'))).toBeGreaterThan(2);
   }, 300_000);
 
+  it('goes on from the checkpoint before a torn newest one, to the same bytes; with none readable it says which folder to remove', async () => {
+    const unbroken = await buildWorldEncoder(recipe);
+    const at = await killAfter('torn', recipe, 5);
+    const dir = join(home, 'torn.checkpoints');
+    const kept = readdirSync(dir)
+      .filter((f) => f.startsWith('step-'))
+      .sort((a, b) => Number(b.slice(5)) - Number(a.slice(5)));
+    expect(kept).toEqual([`step-${at}`, `step-${at - 3}`]); // the newest two
+    const tear = (step: string) => {
+      const f = join(dir, step, 'weights.safetensors');
+      writeFileSync(f, readFileSync(f).subarray(0, 100)); // a lost write: the file cut short
+    };
+    tear(kept[0]);
+    const { manifest, log } = await finish('torn', recipe);
+    expect(manifest.sha256).toBe(unbroken.sha256);
+    expect(log).toMatch(
+      new RegExp(`warning: .*step-${at}.*; going on from the checkpoint before it, .*step-${at - 3}`),
+    );
+    expect(manifest.build.resumed).toEqual([at - 3]);
+
+    await killAfter('torn2', recipe, 5);
+    for (const f of readdirSync(join(home, 'torn2.checkpoints'))) {
+      const file = join(home, 'torn2.checkpoints', f, 'weights.safetensors');
+      writeFileSync(file, readFileSync(file).subarray(0, 100));
+    }
+    const p = build('torn2', recipe);
+    const err = stderrOf(p);
+    expect(await exited(p)).toBe(2);
+    expect(err()).toMatch(
+      /no readable checkpoint in .*torn2\.checkpoints: .*; remove that folder to start the build over/,
+    );
+  }, 300_000);
+
   it("an ensemble resumes each member from its own checkpoints, to the unbroken ensemble's bytes", async () => {
     const ensemble: WorldEncoderRecipe = { ...recipe, jepa: { ...recipe.jepa, steps: 30 }, members: [5, 9] };
     const unbroken = await buildWorldEncoder(ensemble);

@@ -139,8 +139,9 @@ describe('kill -9 at random points, then resume', () => {
         parent.kill('SIGKILL');
         await exited(parent);
       }
-      for (let i = 0; i < 100 && alive(worker); i++) await sleep(50); // an orphaned worker exits within ~1 s
-      expect(alive(worker)).toBe(false);
+      // An orphaned worker stops once it notices; until then the run is not free (tests/faults/one-owner.test.ts), so
+      // the next round waits for it, however long a busy machine takes.
+      while (alive(worker)) await sleep(50);
       if (victim === 'serve') parent.kill('SIGKILL');
     }
 

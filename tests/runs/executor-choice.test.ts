@@ -25,18 +25,27 @@ describe('resolveExecutor', () => {
     });
   });
 
-  it("takes the settings' cluster block, the experiment's fields over it, and both sets of extra lines", () => {
+  it("takes the settings' cluster block with its extra lines, and the experiment's named fields over it", () => {
     expect(resolveExecutor({ executor: 'slurm', slurm: cluster })).toEqual({ kind: 'slurm', slurm: cluster });
     const r = resolveExecutor(
       { slurm: cluster },
-      { kind: 'slurm', partition: 'short', time: '30', extra: ['--constraint=a100'] },
+      { kind: 'slurm', partition: 'short', time: '30', qos: 'high', constraint: 'a100&ib', exclusive: true },
     );
     expect(r).toEqual({
       kind: 'slurm',
-      slurm: { ...cluster, partition: 'short', time: '30', extra: ['--qos=normal', '--constraint=a100'] },
+      slurm: { ...cluster, partition: 'short', time: '30', qos: 'high', constraint: 'a100&ib', exclusive: true },
     });
     expect(RunExecutor.parse(r)).toEqual(r);
     expect(resolveExecutor({ executor: 'slurm' })).toEqual({ kind: 'slurm', slurm: {} });
+  });
+
+  it('takes no free-form lines from an experiment: extra and setup come from the settings file only', () => {
+    const base = { kind: 'experiment', version: 1, data: '/d' };
+    for (const field of ['extra', 'setup', 'node', 'project']) {
+      const r = ExperimentConfig.safeParse({ ...base, executor: { kind: 'slurm', [field]: ['--qos=high'] } });
+      expect(r.success, field).toBe(false);
+      expect(r.error!.issues[0].message).toMatch(new RegExp(`not an experiment's executor field: ${field}`));
+    }
   });
 
   it('is checked with the experiment config: a bad override names its field', () => {
@@ -71,11 +80,11 @@ describe('prh experiment --executor', () => {
         );
       const cloud = prh('--executor', 'cloud');
       expect(cloud.status).toBe(2);
-      expect(cloud.stderr).toMatch(/executor\.kind/);
+      expect(cloud.stderr).toMatch(/--executor cloud: must be one of "local", "slurm"/);
       expect(cloud.stderr).not.toMatch(/\n\s+at /); // no stack
       const time = prh('--partition', 'gpu', '--time', '4h');
       expect(time.status).toBe(2);
-      expect(time.stderr).toMatch(/executor\.time: a Slurm time limit/);
+      expect(time.stderr).toMatch(/--time 4h: a Slurm time limit/);
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
