@@ -23,15 +23,37 @@ if (process.platform === 'linux' && existsSync(chromiumLoader) && !systemLoader(
   process.env.LD_LIBRARY_PATH = [dir, process.env.LD_LIBRARY_PATH].filter(Boolean).join(':');
 }
 
-// Unit, integration and end-to-end tests all live in tests/; e2e ones drive Debian Chromium.
+// The suites, one vitest project each (`npm test -- --project unit`, or `npm run test:unit`): what each needs beyond
+// `npm ci` is in the README's "For developers". A test folder not named here is unit.
+export const SUITES = {
+  faults: 'tests/faults/**/*.test.ts', // kills, full disks, servers under hostile input: processes of their own
+  e2e: 'tests/e2e/**/*.test.ts', // the built UI in Debian Chromium against prh serve
+  slurm: 'tests/slurm/**/*.test.ts', // a single-node Slurm cluster of their own (slurm-wlm, munge, root)
+  'world-encoder': 'tests/world-encoder/**/*.test.ts', // world-encoder builds and probes
+  readme: 'tests/readme/**/*.test.ts', // the README's commands in a fresh clone (npm install, a first build, Chromium)
+};
+
 export default defineConfig({
   test: {
     environment: 'node',
-    include: ['tests/**/*.test.ts'],
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',
     // The Electron main process is tested with `electron` mocked; electron-store must see that mock too.
     server: { deps: { inline: ['electron-store', 'conf'] } },
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['tests/**/*.test.ts'],
+          exclude: ['**/node_modules/**', ...Object.values(SUITES)],
+        },
+      },
+      ...Object.entries(SUITES).map(([name, include]) => ({
+        extends: true as const,
+        test: { name, include: [include] },
+      })),
+    ],
   },
 });

@@ -7,18 +7,11 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { downloadFailure, windowFailure } from './start-causes.js';
 
 const root = join(import.meta.dirname, '..');
 const require = createRequire(import.meta.url);
 const QUICK_EXIT_MS = 15_000; // a window that exits with an error this soon did not start
-
-// Electron 45's installer (@electron/get) declares Node >= 22.12; on an older Node the download may still work
-// (require of ES modules is on from Node 20.19), but when it fails this is the likely reason.
-const [major, minor] = process.versions.node.split('.').map(Number);
-const oldNode = major < 22 || (major === 22 && minor < 12);
-const nodeHint = oldNode
-  ? `; Electron 45's installer needs Node 22.12 or newer, this is Node ${process.versions.node}`
-  : '';
 
 // Electron's installer, run when the binary is missing; its error (say "TypeError: fetch failed") on failure.
 function download() {
@@ -36,9 +29,13 @@ function download() {
 function electronBinary() {
   try {
     const failed = download();
-    if (failed) return { why: `Electron's binary could not be downloaded (${failed})${nodeHint}` };
+    if (failed) return { why: downloadFailure(failed, process.versions.node) };
     const bin = require('electron');
-    return existsSync(bin) ? { bin } : { why: `Electron's binary is not at ${bin}` };
+    if (existsSync(bin)) return { bin };
+    const skipped = process.env.ELECTRON_SKIP_BINARY_DOWNLOAD
+      ? ' (ELECTRON_SKIP_BINARY_DOWNLOAD is set, so it was not downloaded: unset it and npm start again)'
+      : '';
+    return { why: `Electron's binary is not at ${bin}${skipped}` };
   } catch (err) {
     return { why: `Electron is not installed (${String(err?.message ?? err).split('\n')[0]}): run npm install` };
   }
@@ -60,11 +57,17 @@ else {
   else {
     const started = Date.now();
     let failed = false; // 'error' and 'exit' can both fire for one failed start
-    const fail = (why) => failed || ((failed = true), serveInstead(`the desktop window did not start (${why})`));
-    const child = spawn(electron.bin, [root], { stdio: 'inherit' });
-    child.on('error', (err) => fail(err.message));
+    const fail = (why) => failed || ((failed = true), serveInstead(why));
+    // Electron's errors go to the terminal as they come, and are kept to say why a window did not start.
+    const child = spawn(electron.bin, [root], { stdio: ['inherit', 'inherit', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => {
+      process.stderr.write(d);
+      stderr = (stderr + d).slice(-8192);
+    });
+    child.on('error', (err) => fail(`the desktop window did not start (${err.message})`));
     child.on('exit', (code, signal) => {
-      if (code && Date.now() - started < QUICK_EXIT_MS) fail(`Electron exited with ${code}`);
+      if (code && Date.now() - started < QUICK_EXIT_MS) fail(windowFailure(stderr, code));
       else if (!failed) process.exit(code ?? (signal ? 1 : 0));
     });
   }

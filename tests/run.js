@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// `npm test`: build the app (the end-to-end tests serve the built renderer), run every vitest suite, and end
-// with one plain `N passed, N failed, N skipped` line that CI reads. Exits non-zero on any failure.
+// `npm test`: build the app (the end-to-end tests serve the built renderer), run every vitest suite (or those named:
+// `npm test -- --project unit`), and end with one plain `N passed, N failed, N skipped` line that CI reads. Exits
+// non-zero on any failure.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,7 +29,15 @@ const removeTmp = () => {
   rmSync(tmp, { recursive: true, force: true });
 };
 
-if (run(bin('electron-vite'), ['build', '--logLevel', 'warn']) !== 0) {
+// The app is built for the end-to-end suite (it serves the built UI): always, unless only other suites are asked for.
+const args = process.argv.slice(2);
+const projects = args.flatMap((a, i) =>
+  args[i - 1] === '--project' ? [a] : a.startsWith('--project=') ? [a.slice(10)] : [],
+);
+if (
+  (!projects.length || projects.includes('e2e')) &&
+  run(bin('electron-vite'), ['build', '--logLevel', 'warn']) !== 0
+) {
   removeTmp();
   console.log('0 passed, 1 failed');
   process.exit(1);

@@ -11,8 +11,6 @@ import { EXIT, printTable } from './output';
 import { serve } from './serve';
 import { ensureRenderer, serveToken } from './serve-session';
 
-const rendererDir = () => resolve(import.meta.dirname, '..', '..', 'out', 'renderer');
-
 // confine: for `prh serve`, whose browser tabs may only touch the roots in engine/api/access.ts; the CLI's own
 // commands take any path their user names.
 export function openService(runsDir?: string, threads?: number, confine = false): Service {
@@ -102,12 +100,12 @@ export function registerRuns(program: Command, setExit: (code: number) => void):
     .option('--json', 'print {url, port} as JSON')
     .option('--new-token', "replace the runs folder's token (signs every open tab out)")
     .action(async (o: { runs?: string; port: number; threads?: number; json?: boolean; newToken?: boolean }) => {
-      ensureRenderer(rendererDir());
+      const rendererDir = ensureRenderer();
       const service = openService(o.runs, o.threads, true);
       // One token per runs folder, kept across restarts: with the same --port, open tabs reconnect by themselves.
       const s = await serve({
         service,
-        rendererDir: rendererDir(),
+        rendererDir,
         port: o.port,
         token: serveToken(service.store.root, o.newToken),
       });

@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { InputError } from '../errors';
 
 const TOKEN_FILE = '.serve-token';
@@ -22,28 +22,41 @@ export function serveToken(runsDir: string, renew = false): string {
   return token;
 }
 
-const root = resolve(import.meta.dirname, '..', '..');
-// electron-vite is a dev dependency: present after `npm install`, absent after `npm install --omit=dev`.
-function electronViteBuild(): number | null {
-  let bin: string;
+// The project this `prh` runs from: its built UI is out/renderer.
+export const PROJECT = resolve(import.meta.dirname, '..', '..');
+
+// electron-vite's command in `project`, or null where it is not installed (`npm install --omit=dev`). Its package
+// exports no bin/ path, so the bin is read from its package.json, which it does export.
+export function electronViteBin(project: string): string | null {
   try {
-    bin = createRequire(join(root, 'package.json')).resolve('electron-vite/bin/electron-vite.js');
+    const manifest = createRequire(join(project, 'package.json')).resolve('electron-vite/package.json');
+    const { bin } = JSON.parse(readFileSync(manifest, 'utf8')) as { bin: Record<string, string> };
+    return join(dirname(manifest), bin['electron-vite']);
   } catch {
     return null;
   }
-  return spawnSync(process.execPath, [bin, 'build', '--logLevel', 'warn'], { cwd: root, stdio: ['ignore', 2, 2] })
-    .status;
 }
 
-// The UI `prh serve` serves: built here when missing (stdout stays free for --json), else a message that says how.
-export function ensureRenderer(dir: string, build: () => number | null = electronViteBuild): void {
-  if (existsSync(join(dir, 'index.html'))) return;
-  console.error(`prh serve: the UI is not built yet (${dir}); building it once, as \`npm run build\` would…`);
-  const status = build();
-  if (status === 0 && existsSync(join(dir, 'index.html'))) return;
-  throw new InputError(
-    status === null
-      ? `no built UI in ${dir}, and electron-vite (a dev dependency) is not installed to build it: run \`npm install\` (with dev dependencies), then \`npm run build\``
-      : `no built UI in ${dir}: building it failed (exit ${status}); run \`npm run build\` to see why`,
-  );
+// The UI `prh serve` serves (<project>/out/renderer): built here with the project's electron-vite when missing
+// (stdout stays free for --json), else a message that says which command builds it.
+export function ensureRenderer(project = PROJECT): string {
+  const dir = join(project, 'out', 'renderer');
+  if (existsSync(join(dir, 'index.html'))) return dir;
+  const bin = electronViteBin(project);
+  if (!bin)
+    throw new InputError(
+      `no built UI in ${dir}, and electron-vite (a dev dependency) is not installed to build it: run \`npm install\` in ${project} (with dev dependencies, not --omit=dev), then \`npm run build\``,
+    );
+  console.error(`prh serve: building the UI once (${dir}), as \`npm run build\` would…`);
+  const t0 = Date.now();
+  const { status } = spawnSync(process.execPath, [bin, 'build', '--logLevel', 'warn'], {
+    cwd: project,
+    stdio: ['ignore', 2, 2],
+  });
+  if (status !== 0 || !existsSync(join(dir, 'index.html')))
+    throw new InputError(
+      `no built UI in ${dir}: building it failed (exit ${status}); run \`npm run build\` to see why`,
+    );
+  console.error(`prh serve: built the UI in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+  return dir;
 }

@@ -1,5 +1,5 @@
 // onnxruntime-node sessions: CPU with explicit thread counts by default; the CUDA execution provider when the
-// user installed it (`npm install onnxruntime-node --onnxruntime-node-install=cuda12`); the WebGPU execution provider
+// user installed it (`npm run install:cuda`); the WebGPU execution provider
 // (built into onnxruntime-node, any GPU with Vulkan/Metal/D3D12) when asked for or, under auto, on a real GPU
 // adapter; else CPU with a message.
 import { existsSync } from 'node:fs';
@@ -67,9 +67,7 @@ export async function openSession(model: Uint8Array, source: string, opts: Sessi
         log(`CUDA execution provider failed (${(err as Error).message.split('\n')[0]}); using the CPU`);
       }
     } else if (device === 'cuda') {
-      log(
-        'CUDA execution provider is not installed (npm install onnxruntime-node --onnxruntime-node-install=cuda12); using the CPU',
-      );
+      log('CUDA execution provider is not installed (npm run install:cuda); using the CPU');
     }
   }
   if (device === 'webgpu' || device === 'auto') {

@@ -7,14 +7,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
+import { downloadFailure, windowFailure } from '../../bin/start-causes.js';
 
 const root = join(import.meta.dirname, '..', '..');
 
-// A stand-in `electron` that records its arguments and exits with `code`.
-function standIn(code: number): { dir: string; argsFile: string } {
+// A stand-in `electron` that records its arguments, prints `stderr` and exits with `code`.
+function standIn(code: number, stderr = ''): { dir: string; argsFile: string } {
   const dir = mkdtempSync(join(tmpdir(), 'prh-electron-'));
   const argsFile = join(dir, 'args.txt');
-  writeFileSync(join(dir, 'electron'), `#!/bin/sh\nprintf '%s\\n' "$@" > "${argsFile}"\nexit ${code}\n`);
+  writeFileSync(
+    join(dir, 'electron'),
+    `#!/bin/sh\nprintf '%s\\n' "$@" > "${argsFile}"\necho '${stderr}' >&2\nexit ${code}\n`,
+  );
   chmodSync(join(dir, 'electron'), 0o755);
   return { dir, argsFile };
 }
@@ -78,6 +82,15 @@ describe.skipIf(process.platform !== 'linux')('npm start', () => {
     );
   });
 
+  it('says the sandbox stopped the window when Electron says so, with the remedy', async () => {
+    const e = standIn(1, 'Running as root without --no-sandbox is not supported. See https://crbug.com/638180.');
+    const r = await start({ DISPLAY: ':99', ELECTRON_OVERRIDE_DIST_PATH: e.dir });
+    expect(r.served).toBe(true);
+    expect(r.lines.join('\n')).toMatch(
+      /the desktop window did not start: Electron's sandbox could not start \(Running as root without --no-sandbox is not supported\..*\); run npm start as a user other than root/,
+    );
+  });
+
   it('serves the UI without a display, and never tries Electron', async () => {
     const e = standIn(0);
     const r = await start({ ELECTRON_OVERRIDE_DIST_PATH: e.dir });
@@ -98,11 +111,26 @@ describe.skipIf(process.platform !== 'linux')('npm start', () => {
       const r = await start({ DISPLAY: ':99', ELECTRON_MIRROR: 'http://127.0.0.1:9/', electron_config_cache: cache });
       const out = r.lines.join('\n');
       expect(out).toMatch(/Downloading Electron's binary \(first start only\)/);
+      // The cause that happened, and only it: before, a Node 20 reader was also told to upgrade Node.
       expect(out).toMatch(
-        /Electron's binary could not be downloaded \(TypeError: fetch failed\).*: serving the same UI in your browser instead/,
+        /Electron's binary could not be downloaded: the network is unreachable \(TypeError: fetch failed\); npm start downloads it once a network is there \(ELECTRON_MIRROR names a mirror\): serving the same UI in your browser instead/,
       );
+      expect(out).not.toMatch(/Node 22/);
       expect(r.served).toBe(true);
     },
     120_000,
   );
+});
+
+describe('the causes npm start names', () => {
+  it('says Node is too old only when the installer failed the way an old Node fails, and the network when it is down', () => {
+    const net = 'TypeError: fetch failed';
+    expect(downloadFailure(net, '20.20.2')).toMatch(/the network is unreachable/);
+    expect(downloadFailure(net, '20.20.2')).not.toMatch(/Node/);
+    const esm = 'Error [ERR_REQUIRE_ESM]: require() of ES Module @electron/get not supported';
+    expect(downloadFailure(esm, '20.18.0')).toMatch(/its installer needs Node 22\.12 or newer, this is Node 20\.18\.0/);
+    expect(downloadFailure(esm, '22.12.0')).toBe(`Electron's binary could not be downloaded (${esm})`);
+    expect(windowFailure('[12:ERROR] Missing X server or $DISPLAY\n', 1)).toMatch(/no display it could open/);
+    expect(windowFailure('', 3)).toBe('the desktop window did not start (Electron exited with 3)');
+  });
 });
