@@ -2,6 +2,7 @@
 // Every request is validated against these schemas on the backend side of each transport.
 import { z } from 'zod';
 import { FigureFormat, FigureSpec } from './figures';
+import type { SweepRow } from './experiment';
 import { RunConfig, type MetricRecord, type RunEvent, type RunState } from './runs';
 import { Settings, SettingsPatch } from './settings';
 import { ExploreParams, Prop2Params, Thm1Params, type ExploreResult, type Prop2Demo, type Thm1Demo } from './theory';
@@ -39,6 +40,7 @@ export const ApiParams = {
   listRuns: z.object({}),
   getRun: RunId,
   startRun: z.object({ config: RunConfig }),
+  planExperiment: z.object({ config: RunConfig }), // an experiment's photos, steps, warmup and lr reached, before it starts
   cancelRun: RunId,
   resumeRun: RunId,
   deleteRun: RunId, // a finished run's folder, gone for good
@@ -78,6 +80,11 @@ export const ApiParams = {
   }),
   exportTable: z.object({ table: z.unknown(), format: z.enum(['csv', 'latex', 'md']), runId: z.string().optional() }),
   exportBundle: RunId.extend({ checkpoints: z.boolean().default(false) }),
+  // A finished experiment's pair-count sweep at other counts and repeats (the map refitted on n random fit pairs).
+  sweepExperiment: RunId.extend({
+    counts: z.array(z.number().int().min(2).max(1_000_000)).min(1).max(24),
+    repeats: z.number().int().min(1).max(100).default(5),
+  }),
   exportMetrics: RunId,
   getSettings: z.object({}),
   setSettings: SettingsPatch,
@@ -85,6 +92,16 @@ export const ApiParams = {
 export type ApiMethod = keyof typeof ApiParams;
 export type ApiInput<M extends ApiMethod> = z.input<(typeof ApiParams)[M]>; // what a caller sends
 export type ApiArgs<M extends ApiMethod> = z.output<(typeof ApiParams)[M]>; // what the service's methods get, parsed once
+
+// What an experiment will train (engine/experiment/protocol.ts planExperiment): per arm, steps per epoch and in all,
+// the warmup, and the highest lr its schedule reaches.
+export type ExperimentPlan = {
+  photos: { train: number; val: number; test: number };
+  fit: number;
+  test: number;
+  steps: { perEpoch: number; total: number; warmup: number };
+  arms: { arm: string; lr: number; lrReached: number }[];
+};
 
 export type RunDetail = { state: RunState; config: RunConfig; metrics: MetricRecord[] };
 export type ExportedFile = { filename: string; mime: string; base64: string; savedTo: string | null };
@@ -150,9 +167,14 @@ export type RunIndexEntry = {
 // A dropped image that is one of the dataset's photos (same bytes): where each of its own captions ranks in the pool,
 // and where the photo ranks among the pool's photos, each at its best caption (null when its captions are not ranked).
 export type OwnCaptions = { photo: string; split: string; ranks: (number | null)[] | null; photoRank: number | null };
+// How near a dropped image lies to the experiment's test photos in the image encoder's space (cosines after the fit
+// photos' mean is taken off): its nearest photo, against the range of the test photos' own nearest neighbours (5th
+// to 95th percentile). Below that range, no arm's matches say much about it.
+export type Nearness = { name: string; photo: string; cosine: number; typical: { lo: number; hi: number } };
 export type MatchResult = {
   pool: { name: string; size: number; photos: number }; // size: captions; photos: distinct photos (a caption without one counts alone)
   arms: { arm: string; seed: number; images: { name: string; top: Match[]; own: OwnCaptions | null }[] }[];
+  nearness?: Nearness[]; // per dropped image (absent from older servers)
   skipped: { name: string; reason: string }[];
 };
 
@@ -162,6 +184,7 @@ export type ApiResults = {
   listRuns: RunState[];
   getRun: RunDetail;
   startRun: RunState;
+  planExperiment: ExperimentPlan;
   cancelRun: RunState;
   resumeRun: RunState;
   deleteRun: { id: string };
@@ -180,6 +203,7 @@ export type ApiResults = {
   matchImages: MatchResult;
   exportTable: ExportedFile;
   exportBundle: ExportedFile;
+  sweepExperiment: SweepRow[];
   exportMetrics: ExportedFile;
   getSettings: Settings;
   setSettings: Settings;

@@ -159,13 +159,27 @@ export const backgroundPlugin: Plugin<'line'> = {
   },
 };
 
-// Log axes label 1, 2, 3 and 5 times a power of ten (as 1e-14 outside [1e-3, 1e5]), not chart.js's long decimals.
-function logTick(v: number | string): string {
+// Log axes label 1, 2, 3 and 5 times a power of ten (as 1e-14 outside [1e-3, 1e5]), not chart.js's long decimals;
+// an axis spanning less than that gives (one label, "3", is no scale) labels every tick to two digits.
+const logValue = (x: number, digits: number) => {
+  const e = Math.floor(Math.log10(x) + 1e-9);
+  return e < -3 || e >= 5
+    ? x
+        .toExponential(digits - 1)
+        .replace(/\.?0+e/, 'e')
+        .replace('e+', 'e')
+    : String(+x.toPrecision(digits));
+};
+function logRound(v: number | string): string {
   const x = Number(v);
   const e = Math.floor(Math.log10(x) + 1e-9);
   const m = Math.round(x / 10 ** e);
   if (![1, 2, 3, 5].includes(m) || Math.abs(x - m * 10 ** e) > 1e-6 * x) return '';
   return e < -3 || e >= 5 ? `${m === 1 ? '' : `${m}×`}1e${e}` : String(+(m * 10 ** e).toPrecision(3));
+}
+export function logTick(v: number | string, _index: number, ticks: { value: number }[]): string {
+  if (ticks.filter((t) => logRound(t.value)).length >= 2) return logRound(v);
+  return logValue(Number(v), 2);
 }
 
 // The range an axis must show: its data (with lo/hi and 0 under bars) and its reference lines. A linear range
@@ -181,14 +195,39 @@ function extent(values: number[], log: boolean): { suggestedMin?: number; sugges
   return { suggestedMin: lo, suggestedMax: hi };
 }
 
+// Series with the same values as one before them (bad exactly under good) would vanish behind it: each says so in
+// its label and is drawn dashed over it, so the one below shows through the gaps.
+export function markCoinciding(series: FigureSpecResolved['series']): FigureSpecResolved['series'] {
+  const key = (s: FigureSpecResolved['series'][number]) =>
+    s.faint || !s.points.length || s.style === 'bars'
+      ? null
+      : `${s.yAxis}|${s.points.map((p) => `${p.x}:${p.y}`).join(',')}`;
+  const first = new Map<string, string>();
+  return series.map((s) => {
+    const k = key(s);
+    if (k === null) return s;
+    const under = first.get(k);
+    if (under === undefined) {
+      first.set(k, s.label);
+      return s;
+    }
+    return { ...s, label: `${s.label} (same values as ${under})`, dash: s.dash === 'solid' ? 'dashed' : s.dash };
+  });
+}
+
+const MARKER_RADIUS = 3.5;
+
 export function chartConfig(
   input: FigureSpec | FigureSpecResolved,
   theme: ChartTheme = LIGHT,
   opts: { animation?: boolean; background?: boolean } = {},
 ): ChartConfiguration<'line'> {
-  const spec = FigureSpec.parse(input);
+  const parsed = FigureSpec.parse(input);
+  const spec = { ...parsed, series: markCoinciding(parsed.series) };
   const datasets = spec.series.map((s, i) => {
     const color = s.color ?? PALETTE[i % PALETTE.length];
+    // A marker on a long curve: on every n-th point, about 12 along it.
+    const every = Math.max(1, Math.round(s.points.length / 12));
     const ds: ChartDataset<'line'> = {
       label: s.label,
       data: s.points,
@@ -196,7 +235,14 @@ export function chartConfig(
       backgroundColor: color,
       borderWidth: s.style === 'points' ? 0 : s.faint ? 1 : 2,
       showLine: s.style !== 'points',
-      pointRadius: s.style === 'points' ? 3 : s.faint || s.points.length > 60 ? 0 : 2.5,
+      pointRadius: s.marker
+        ? (c: { dataIndex: number }) => (c.dataIndex % every === 0 ? MARKER_RADIUS : 0)
+        : s.style === 'points'
+          ? 3
+          : s.faint || s.points.length > 60
+            ? 0
+            : 2.5,
+      ...(s.marker ? { pointStyle: s.marker } : {}),
       borderDash: DASHES[s.dash],
       stepped: s.style === 'step' ? 'middle' : false,
       yAxisID: s.yAxis === 'right' ? 'y2' : 'y',
@@ -276,9 +322,9 @@ export function chartConfig(
                   const line = s?.style !== 'points' && s?.style !== 'bars';
                   return {
                     ...item,
-                    pointStyle: s?.style === 'points' ? 'circle' : s?.style === 'bars' ? 'rect' : 'line',
+                    pointStyle: s?.marker ?? (s?.style === 'points' ? 'circle' : s?.style === 'bars' ? 'rect' : 'line'),
                     lineWidth: line ? 2 : 0,
-                    lineDash: line ? LEGEND_DASHES[s.dash] : [],
+                    lineDash: line && !s?.marker ? LEGEND_DASHES[s.dash] : [],
                   };
                 }),
               ...spec.refLines.map((l) => ({

@@ -1,10 +1,12 @@
-// Many runs side by side: one metric's curves of every run overlaid (colour by run and dash by arm, or the
-// reverse; seeds folded into mean ± sd bands on request), and what changed between their configs.
+// Many runs side by side: one metric's curves of every run overlaid (colour by arm and marker by run, or the reverse;
+// line style by seed, or seeds folded into mean ± sd bands on request), and what changed between their configs.
 import {
-  armColor,
   armRank,
   bySeries,
+  isNtp,
   seedMeans,
+  seriesKey,
+  seriesLook,
   smoothed,
   withX,
   X_LABEL,
@@ -19,7 +21,6 @@ export type OverlayRun = { id: string; label: string; records: readonly MetricRe
 // named: series carry their run's name even when one run is shown (the others hidden).
 export type OverlayView = { colourBy: 'run' | 'arm'; bands: boolean; x?: XMode; smoothing?: number; named?: boolean };
 
-const DASH_ORDER: Series['dash'][] = ['solid', 'dashed', 'dotted', 'dashdot'];
 export const runColor = (index: number) => PALETTE[index % PALETTE.length];
 
 export function overlayFigure(runs: OverlayRun[], metric: CurveMetric, view: OverlayView): FigureSpec {
@@ -29,33 +30,34 @@ export function overlayFigure(runs: OverlayRun[], metric: CurveMetric, view: Ove
     (a, b) => armRank(a) - armRank(b),
   );
   const many = runs.length > 1 || !!view.named;
-  const style = (runIndex: number, arm: string) => {
-    const a = arms.indexOf(arm);
-    return view.colourBy === 'run'
-      ? { color: runColor(runIndex), dash: DASH_ORDER[a % DASH_ORDER.length] }
-      : { color: armColor(arm), dash: DASH_ORDER[runIndex % DASH_ORDER.length] };
-  };
+  // A JEPA loss and an NTP cross-entropy differ in scale and meaning: the NTP arms' on their own right axis.
+  const splitLoss = /loss/i.test(metric.key) && arms.some(isNtp) && arms.some((a) => !isNtp(a));
+  const yAxis = (arm: string) => (splitLoss && isNtp(arm) ? ('right' as const) : ('left' as const));
+  const style = (runIndex: number, arm: string, seedIndex: number) =>
+    seriesLook({ arm, seedIndex, runIndex, armIndex: arms.indexOf(arm) }, view.colourBy);
   const series: Series[] = runs.flatMap((run, i): Series[] => {
     const curves = withX(bySeries(run.records, metric.scope, metric.key), run.records, metric.scope, mode);
     const name = (arm: string) => (many ? `${run.label}: ${arm}` : arm);
     if (view.bands && new Set(curves.map((c) => c.seed)).size > 1) {
       return seedMeans(curves).map((m) => ({
         label: `${name(m.arm)} (mean ± sd, ${m.seeds} seeds)`,
-        ...style(i, m.arm),
+        key: seriesKey(m.arm, 'mean'),
+        ...style(i, m.arm, 0),
         band: true,
         style: 'line' as const,
-        yAxis: 'left' as const,
+        yAxis: yAxis(m.arm),
         faint: false,
         points: m.points,
       }));
     }
-    const seeds = new Set(curves.map((c) => c.seed)).size;
+    const seeds = [...new Set(curves.map((c) => c.seed))].sort((a, b) => a - b);
     return curves.map((c) => ({
-      label: `${name(c.arm)}${seeds > 1 ? ` s${c.seed}` : ''}`,
-      ...style(i, c.arm),
+      label: `${name(c.arm)}${seeds.length > 1 ? ` s${c.seed}` : ''}`,
+      key: seriesKey(c.arm, c.seed),
+      ...style(i, c.arm, seeds.indexOf(c.seed)),
       band: false,
       style: 'line' as const,
-      yAxis: 'left' as const,
+      yAxis: yAxis(c.arm),
       faint: false,
       points: c.points.map(({ x, y }) => ({ x, y })),
     }));
@@ -63,12 +65,16 @@ export function overlayFigure(runs: OverlayRun[], metric: CurveMetric, view: Ove
   const lastX = Math.max(1, ...series.flatMap((s) => s.points.map((p) => p.x)));
   const spec: FigureSpec = {
     id: `compare-${metric.id}`,
-    title: `${metric.title}, ${many ? 'runs overlaid' : 'per arm'} (${view.colourBy === 'run' ? 'colour: run, line style: arm' : 'colour: arm, line style: run'})`,
+    title: `${metric.title}, ${many ? 'runs overlaid' : 'per arm'} (${view.colourBy === 'run' ? 'colour: run, marker: arm' : `colour: arm${many ? ', marker: run' : ''}`}, line style: seed)`,
     x:
       mode === 'epoch' && native === 'epoch'
         ? { label: 'epoch', min: 0.5, max: lastX + 0.5, integer: true }
         : { label: X_LABEL[mode], integer: mode === 'step' },
-    y: { label: metric.label, ...(metric.scope === 'eval' ? { min: 0 } : {}) }, // scores are never negative
+    y: {
+      label: splitLoss ? `${metric.label} (JEPA arms)` : metric.label,
+      ...(metric.scope === 'eval' ? { min: 0 } : {}),
+    }, // scores are never negative
+    ...(splitLoss ? { y2: { label: `${metric.label}: cross-entropy (NTP arms)` } } : {}),
     series,
     refLines: [],
   };

@@ -1,6 +1,6 @@
 // Metric curves of runs as figure series: one series per (arm, seed) from tagged metric records, their x as step,
 // epoch or wall time, seeds folded into a mean ± sd band, and EMA smoothing with the raw curve faint behind.
-import type { FigureSpec } from './figures';
+import { MARKERS, PALETTE, type FigureSpec, type Series } from './figures';
 import type { MetricRecord } from './runs';
 
 export type XMode = 'step' | 'epoch' | 'time';
@@ -32,6 +32,39 @@ export const ARM_COLOR: Record<string, string> = {
   'pair-ntp': '#CC79A7',
 };
 export const armColor = (arm: string) => ARM_COLOR[arm] ?? '#E69F00';
+
+// One look per series on every chart: colour says the arm (or, coloured by run, the run), line style the seed, and
+// the marker the run (or the arm): runs x arms x seeds stay told apart whichever colouring is picked.
+const SEED_DASHES: Series['dash'][] = ['solid', 'dashed', 'dotted', 'dashdot'];
+export function seriesLook(
+  of: { arm: string; seedIndex: number; runIndex?: number; armIndex?: number },
+  colourBy: 'arm' | 'run' = 'arm',
+): Pick<Series, 'color' | 'dash' | 'marker'> {
+  const dash = SEED_DASHES[of.seedIndex % SEED_DASHES.length];
+  return colourBy === 'run'
+    ? {
+        color: PALETTE[(of.runIndex ?? 0) % PALETTE.length],
+        dash,
+        marker: MARKERS[(of.armIndex ?? 0) % MARKERS.length],
+      }
+    : { color: armColor(of.arm), dash, ...(of.runIndex ? { marker: MARKERS[of.runIndex % MARKERS.length] } : {}) };
+}
+
+// What a series is on every chart of the app (an arm and seed, or an arm's mean over seeds): one visibility each.
+export const seriesKey = (arm: string, seed: number | 'mean'): string => `${arm}/${seed}`;
+
+// A colour lighter by step k (k = 0 is the colour itself): bars of one arm's seeds side by side, told apart.
+export function shade(hex: string, k: number): string {
+  const f = Math.min(0.75, 0.3 * k);
+  const c = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+  return `#${c
+    .map((v) =>
+      Math.round(v + (255 - v) * f)
+        .toString(16)
+        .padStart(2, '0'),
+    )
+    .join('')}`;
+}
 const ARM_ORDER = Object.keys(ARM_COLOR);
 // An arm's place in the paper's order (good, bad, ntp, pair-ntp); any other arm after them.
 export const armRank = (arm: string): number => {

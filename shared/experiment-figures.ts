@@ -1,8 +1,21 @@
 // The experiment's figures and tables as specs, pure functions of its run data: the GUI draws them live and
 // engine/experiment writes the same ones into the run's report/ (PNG/SVG/PDF, CSV/Markdown/LaTeX).
-import { armColor, armRank, bySeries, isNtp, smoothed, withX, X_LABEL, type CurveSeries, type XMode } from './curves';
+import {
+  armColor,
+  armRank,
+  bySeries,
+  isNtp,
+  seriesKey,
+  seriesLook,
+  shade,
+  smoothed,
+  withX,
+  X_LABEL,
+  type CurveSeries,
+  type XMode,
+} from './curves';
 import type { ArmResult, ExperimentResult, GridDifference, Interval } from './experiment';
-import type { FigureSpec, RefLine } from './figures';
+import { MARKERS, PALETTE, type FigureSpec, type RefLine } from './figures';
 import type { MetricRecord } from './runs';
 import { SELECTED_BY } from './train';
 import type { Estimate, TableSpec } from './tables';
@@ -15,22 +28,27 @@ export type CurveView = { x?: XMode; smoothing?: number };
 // Per-epoch axes run half an epoch past the first and last epoch, ticking whole epochs, so a single epoch sits in
 // the middle and no point sits on the border. A loss chart with JEPA and NTP arms puts the NTP cross-entropy on
 // its own right axis: the two losses have different units and scales.
+// One metric's curve per (arm, seed). refLines: chance levels and floors; yMin: the y axis' lower end (R@1: 0).
+type CurveOf = {
+  id: string;
+  title: string;
+  scope: string;
+  key: string;
+  y: string;
+  refLines?: RefLine[];
+  yMin?: number;
+};
 function curve(
-  id: string,
-  title: string,
   records: readonly MetricRecord[],
-  scope: string,
-  key: string,
-  y: string,
-  refLines: RefLine[] = [],
-  yMin?: number,
-  epochs = 0,
-  view: CurveView = {},
+  { id, title, scope, key, y, refLines = [], yMin }: CurveOf,
+  { epochs = 0, view = {} }: { epochs?: number; view?: CurveView },
 ): FigureSpec {
   const native: XMode = scope === 'train' ? 'step' : 'epoch';
   const mode = view.x ?? native;
   const series: CurveSeries[] = withX(bySeries(records, scope, key), records, scope, mode);
-  const seeds = new Set(series.map((s) => s.seed)).size;
+  const seedList = [...new Set(series.map((s) => s.seed))].sort((a, b) => a - b);
+  const seeds = seedList.length;
+  const seedIndex = (seed: number) => seedList.indexOf(seed);
   const lastX = Math.max(0, ...series.flatMap((s) => s.points.map((p) => p.x)));
   const splitLoss = /loss/i.test(key) && series.some((s) => isNtp(s.arm)) && series.some((s) => !isNtp(s.arm));
   const x =
@@ -43,10 +61,10 @@ function curve(
     x,
     y: { label: splitLoss ? `${y} (JEPA arms)` : y, min: yMin },
     ...(splitLoss ? { y2: { label: `${y}: cross-entropy (NTP arms)` } } : {}),
-    series: series.map((s, i) => ({
+    series: series.map((s) => ({
       label: armLabel(s.arm, s.seed, seeds),
-      color: armColor(s.arm),
-      dash: i > 0 && series[i - 1].arm === s.arm ? ('dashed' as const) : ('solid' as const),
+      key: seriesKey(s.arm, s.seed),
+      ...seriesLook({ arm: s.arm, seedIndex: seedIndex(s.seed) }),
       yAxis: splitLoss && isNtp(s.arm) ? ('right' as const) : ('left' as const),
       points: s.points.map(({ x, y }) => ({ x, y })),
     })),
@@ -101,83 +119,88 @@ export function experimentCurves(
         },
       ]
     : [];
+  const at = { epochs, view };
   const figures = [
     ...imageArms,
     curve(
-      `${prefix}-r1`,
-      'Image→text R@1 on the test pairs, per epoch',
       records,
-      'eval',
-      'r1',
-      'R@1',
-      r1Lines,
-      0,
-      epochs,
-      view,
+      {
+        id: `${prefix}-r1`,
+        title: 'Image→text R@1 on the test pairs, per epoch',
+        scope: 'eval',
+        key: 'r1',
+        y: 'R@1',
+        refLines: r1Lines,
+        yMin: 0,
+      },
+      at,
     ),
     curve(
-      `${prefix}-mknn`,
-      'Mutual 10-NN on the test pairs, per epoch',
       records,
-      'eval',
-      'mknn',
-      'mutual k-NN',
-      chanceMknn !== null ? [{ axis: 'y', value: chanceMknn, label: `chance ${chanceMknn.toFixed(3)}` }] : [],
-      0,
-      epochs,
-      view,
+      {
+        id: `${prefix}-mknn`,
+        title: 'Mutual 10-NN on the test pairs, per epoch',
+        scope: 'eval',
+        key: 'mknn',
+        y: 'mutual k-NN',
+        refLines:
+          chanceMknn !== null ? [{ axis: 'y', value: chanceMknn, label: `chance ${chanceMknn.toFixed(3)}` }] : [],
+        yMin: 0,
+      },
+      at,
     ),
     curve(
-      `${prefix}-loss`,
-      'Training loss (JEPA: inv + λ·SIGReg; NTP: cross-entropy)',
       records,
-      'train',
-      'loss',
-      'loss',
-      [],
-      undefined,
-      epochs,
-      view,
-    ),
-    curve(`${prefix}-inv`, 'Invariance term (JEPA arms)', records, 'train', 'inv', 'inv', [], undefined, epochs, view),
-    curve(
-      `${prefix}-sigreg`,
-      'SIGReg term (JEPA arms)',
-      records,
-      'train',
-      'sigreg',
-      'SIGReg',
-      [],
-      undefined,
-      epochs,
-      view,
+      {
+        id: `${prefix}-loss`,
+        title: 'Training loss (JEPA: inv + λ·SIGReg; NTP: cross-entropy)',
+        scope: 'train',
+        key: 'loss',
+        y: 'loss',
+      },
+      at,
     ),
     curve(
-      `${prefix}-val-loss`,
-      'Validation loss per epoch',
       records,
-      'epoch',
-      'valLoss',
-      'val loss',
-      [],
-      undefined,
-      epochs,
-      view,
+      { id: `${prefix}-inv`, title: 'Invariance term (JEPA arms)', scope: 'train', key: 'inv', y: 'inv' },
+      at,
+    ),
+    curve(
+      records,
+      { id: `${prefix}-sigreg`, title: 'SIGReg term (JEPA arms)', scope: 'train', key: 'sigreg', y: 'SIGReg' },
+      at,
+    ),
+    curve(
+      records,
+      {
+        id: `${prefix}-lr`,
+        title: 'Learning rate per step, as it ran (warmup, then cosine)',
+        scope: 'train',
+        key: 'lr',
+        y: 'learning rate',
+        yMin: 0,
+      },
+      at,
+    ),
+    curve(
+      records,
+      { id: `${prefix}-val-loss`, title: 'Validation loss per epoch', scope: 'epoch', key: 'valLoss', y: 'val loss' },
+      at,
     ),
     // older experiments did not score it
     ...(lastValue(records, 'eval', 'foldR1') !== null
       ? [
           curve(
-            `${prefix}-fold-r1`,
-            'Image→text R@1 on the fit pairs, two folds, per epoch (what select val-pairs picks by)',
             records,
-            'eval',
-            'foldR1',
-            'R@1',
-            [],
-            0,
-            epochs,
-            view,
+            {
+              id: `${prefix}-fold-r1`,
+              title: 'Image→text R@1 on the fit pairs, two folds, per epoch (what select val-pairs picks by)',
+              scope: 'eval',
+              key: 'foldR1',
+              y: 'R@1',
+              yMin: 0,
+            },
+            at,
           ),
         ]
       : []),
@@ -197,6 +220,7 @@ export function armsTable(
   const multi = rows.some((r) => r.experiment);
   const diverged = rows.some((r) => r.diverged);
   const lr = rows.some((r) => r.lr !== undefined);
+  const short = rows.filter((r) => r.lr !== undefined && r.lrReached !== undefined && r.lrReached < r.lr * (1 - 1e-9));
   return {
     id,
     title,
@@ -205,7 +229,7 @@ export function armsTable(
       { key: 'arm', label: 'Arm' },
       { key: 'seed', label: 'Seed', format: 'int' as const },
       { key: 'epoch', label: 'Epoch', format: 'int' as const },
-      ...(lr ? [{ key: 'lr', label: 'Peak lr', format: 'sci' as const }] : []),
+      ...(lr ? [{ key: 'lr', label: 'Peak lr reached', format: 'sci' as const }] : []),
       { key: 'r1', label: 'R@1', format: 'ci' as const },
       { key: 'r5', label: 'R@5', format: 'ci' as const },
       { key: 'r10', label: 'R@10', format: 'ci' as const },
@@ -221,7 +245,7 @@ export function armsTable(
       arm: a.arm,
       seed: a.seed,
       epoch: a.epoch,
-      ...(lr ? { lr: a.lr ?? null } : {}),
+      ...(lr ? { lr: a.lrReached ?? a.lr ?? null } : {}),
       r1: est(a.r1),
       r5: est(a.r5),
       r10: est(a.r10),
@@ -237,6 +261,9 @@ export function armsTable(
     notes:
       `Epoch: the checkpoint scored (never test): ${[...new Set(rows.map((r) => r.select ?? 'last'))].map((p) => SELECTED_BY[p]).join('; ')}. ` +
       'Fit R@1: the fit pairs scored among themselves (the overfitting gap). Random map / shuffled pairs: controls that should sit at chance.' +
+      (short.length
+        ? ` Peak lr reached: the highest lr of the schedule as it ran; ${short.map((a) => `${a.arm} (seed ${a.seed}) was set to ${a.lr!.toExponential(2)} but its warmup did not end before its last step`).join('; ')}.`
+        : '') +
       (diverged
         ? ' Status: an arm that diverged (NaN/Inf) is scored at its last good checkpoint, not where training was meant to end.'
         : ''),
@@ -263,6 +290,16 @@ export const differencesTable = (r: ExperimentResult, id = 'differences'): Table
     verdict: d.lo > 0 ? `${d.a} better` : d.hi < 0 ? `${d.b} better` : 'CI covers 0',
   })),
 });
+
+// The paired R@1 differences in one line each, as the Experiment page opens with them.
+export const differenceVerdicts = (r: ExperimentResult): string[] =>
+  r.differences
+    .filter((d) => d.metric === 'r1')
+    .map(
+      (d) =>
+        `${d.a} − ${d.b}: R@1 ${ci(d)}${new Set(r.differences.map((x) => x.seed)).size > 1 ? ` (seed ${d.seed})` : ''}: ` +
+        (d.lo > 0 ? `${d.a} better` : d.hi < 0 ? `${d.b} better` : 'no difference told apart (the CI covers 0)'),
+    );
 
 export const spreadTable = (r: ExperimentResult, id = 'seed-spread'): TableSpec => ({
   id,
@@ -323,12 +360,14 @@ export function armBars(
   chance?: number,
 ): FigureSpec {
   const arms = [...new Set(groups.flatMap((g) => g.arms.map((a) => a.arm)))].sort((a, b) => armRank(a) - armRank(b));
-  const series = groups.flatMap((g) => {
+  // Bars of one group's seeds side by side, each a lighter shade of the group's colour.
+  const series = groups.flatMap((g, gi) => {
     const seeds = [...new Set(g.arms.map((a) => a.seed))];
-    return seeds.map((seed) => ({
+    const base = g.color ?? PALETTE[gi % PALETTE.length];
+    return seeds.map((seed, si) => ({
       label: seeds.length < 2 ? g.label : groups.length > 1 ? `${g.label} (seed ${seed})` : `seed ${seed}`,
       style: 'bars' as const,
-      ...(g.color ? { color: g.color } : {}),
+      color: shade(base, si),
       points: g.arms
         .filter((a) => a.seed === seed && a[metric])
         .map((a) => ({ x: arms.indexOf(a.arm), y: a[metric]!.estimate, lo: a[metric]!.lo, hi: a[metric]!.hi })),
@@ -349,7 +388,8 @@ export function armBars(
 // one linear axis would flatten the test curves.
 export function sweepFigure(r: ExperimentResult, id = 'sweep-r1-vs-pairs'): FigureSpec {
   const keys = [...new Set(r.sweep.map((s) => `${s.arm}\u0000${s.seed}`))];
-  const seeds = new Set(r.sweep.map((s) => s.seed)).size;
+  const seedList = [...new Set(r.sweep.map((s) => s.seed))].sort((a, b) => a - b);
+  const seeds = seedList.length;
   return {
     id,
     title: 'R@1 against the number of fit pairs',
@@ -360,15 +400,21 @@ export function sweepFigure(r: ExperimentResult, id = 'sweep-r1-vs-pairs'): Figu
       const [arm, seed] = k.split('\u0000');
       const rows = r.sweep.filter((s) => s.arm === arm && String(s.seed) === seed).sort((a, b) => a.n - b.n);
       const name = seeds > 1 ? `${arm} s${seed}` : arm;
+      // Line style says test or fit pairs here, so a seed is its marker.
+      const marker = seeds > 1 ? { marker: MARKERS[seedList.indexOf(Number(seed)) % MARKERS.length] } : {};
       return [
         {
           label: `${name}: test (solid, left)`,
+          key: seriesKey(arm, Number(seed)),
           color: armColor(arm),
+          ...marker,
           points: rows.map((s) => ({ x: s.n, y: s.testR1, lo: s.testR1 - s.sdTestR1, hi: s.testR1 + s.sdTestR1 })),
         },
         {
           label: `${name}: fit pairs (dashed, right)`,
+          key: seriesKey(arm, Number(seed)),
           color: armColor(arm),
+          ...marker,
           dash: 'dashed' as const,
           yAxis: 'right' as const,
           points: rows.map((s) => ({ x: s.n, y: s.fitR1 })),
@@ -388,7 +434,8 @@ export const rankBinLabels = (edges: number[]): string[] =>
 export function rankFigure(r: ExperimentResult, id = 'rank-histogram'): FigureSpec {
   const h = r.rankHistograms;
   const edges = h[0]?.edges ?? [];
-  const seeds = new Set(h.map((x) => x.seed)).size;
+  const seedList = [...new Set(h.map((x) => x.seed))].sort((a, b) => a - b);
+  const seeds = seedList.length;
   return {
     id,
     title: 'Rank of the true caption among the test captions (image→text)',
@@ -396,8 +443,9 @@ export function rankFigure(r: ExperimentResult, id = 'rank-histogram'): FigureSp
     y: { label: 'test queries', min: 0 },
     series: h.map((x) => ({
       label: seeds > 1 ? `${x.arm} s${x.seed}` : x.arm,
+      key: seriesKey(x.arm, x.seed),
       style: 'bars' as const,
-      color: armColor(x.arm),
+      color: shade(armColor(x.arm), seedList.indexOf(x.seed)), // an arm's seeds: lighter shades of its colour
       points: x.counts.map((c, i) => ({ x: i, y: c })),
     })),
     refLines: [],
@@ -499,7 +547,8 @@ export function gridDifferencesTable(r: ExperimentResult, id = 'grid-differences
 }
 
 const signed = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(3)}`;
-const ci = (d: GridDifference) => `${signed(d.estimate)} [${d.lo.toFixed(3)}, ${d.hi.toFixed(3)}]`;
+const ci = (d: { estimate: number; lo: number; hi: number }) =>
+  `${signed(d.estimate)} [${d.lo.toFixed(3)}, ${d.hi.toFixed(3)}]`;
 
 const METRIC_LABEL: Record<GridDifference['metric'], string> = { r1: 'R@1', r5: 'R@5', mknn: 'mutual k-NN' };
 

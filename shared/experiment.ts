@@ -129,6 +129,9 @@ export const ExperimentConfig = z
 export type ExperimentConfig = z.infer<typeof ExperimentConfig>;
 export type ExperimentConfigInput = z.input<typeof ExperimentConfig>;
 
+// The name of an arm's train run, under which the experiment's pages find it.
+export const armRunName = (arm: string, seed: number): string => `${arm} (seed ${seed})`;
+
 // The train run of one arm and seed (unparsed: TrainConfig.parse fills its defaults).
 export function armConfig(
   c: Pick<ExperimentConfig, 'data' | 'images' | 'splitSeed' | 'eval' | 'train' | 'armLr'>,
@@ -141,7 +144,7 @@ export function armConfig(
     lr: armLr(c, arm),
     kind: 'train',
     version: 1,
-    name: `${arm} (seed ${seed})`,
+    name: armRunName(arm, seed),
     data: c.data,
     ...(c.images ? { images: c.images } : {}),
     split: experimentSplit(c),
@@ -188,7 +191,8 @@ export type ArmResult = {
   runId: string; // the arm's train run, under arms/
   epoch: number; // the checkpoint scored (by the train config's selection policy; never test)
   select?: SelectPolicy; // that policy (absent in older results: last)
-  lr?: number; // the peak learning rate it trained at (absent in older results)
+  lr?: number; // the peak learning rate of its schedule (absent in older results)
+  lrReached?: number; // the highest lr it reached: below lr when its warmup did not finish (absent in older results)
   diverged?: string; // set when the arm diverged (NaN/Inf): why; `epoch` is then its last good checkpoint's
   r1: Interval;
   r5: Interval;

@@ -10,12 +10,16 @@ export const Point = z.object({
   hi: z.number().optional(),
 });
 
+export const MARKERS = ['circle', 'triangle', 'rect', 'rectRot', 'crossRot', 'star'] as const;
+
 export const Series = z.object({
   label: z.string(),
+  key: z.string().optional(), // what the series is (an arm and seed), the same on every chart: hidden on one, hidden on all
   points: z.array(Point),
   color: z.string().optional(),
   style: z.enum(['line', 'points', 'bars', 'step']).default('line'), // bars: from 0 (or the axis minimum) to y, centred on x
-  dash: z.enum(['solid', 'dashed', 'dotted', 'dashdot']).default('solid'), // tells runs or arms apart in one colour
+  dash: z.enum(['solid', 'dashed', 'dotted', 'dashdot']).default('solid'), // tells seeds apart in one colour
+  marker: z.enum(MARKERS).optional(), // point marker: tells runs (or arms) apart when colour and line style are taken
   yAxis: z.enum(['left', 'right']).default('left'),
   band: z.boolean().default(false), // lo/hi drawn as a shaded band (mean ± sd over seeds) instead of error bars
   faint: z.boolean().default(false), // thin and translucent behind its smoothed line, with no legend entry

@@ -64,7 +64,7 @@ const TrainFields = z.object({
   seed: z.number().int().nonnegative().default(0),
   lr: z.number().positive().default(2e-3),
   weightDecay: z.number().min(0).default(0.05),
-  warmupSteps: z.number().int().min(0).default(50),
+  warmupSteps: z.number().int().min(0).optional(), // absent: warmupFor(the run's steps)
   warmupStart: z.number().min(0).max(1).default(0.01), // warmup starts at this fraction of lr
   minLr: z.number().min(0).default(0), // cosine ends here (fraction of lr)
   clip: z.number().positive().nullable().default(null), // global gradient-norm clip; off by default (docs/reference.md#optimiser)
@@ -81,6 +81,33 @@ const TrainFields = z.object({
   // Set by an experiment: fit the map and score R@1 / mutual k-NN against these image embeddings every epoch.
   evaluation: TrainEvaluation.optional(),
 });
+// The learning-rate schedule: linear warmup from warmupStart·lr to lr, then cosine to minLr·lr at totalSteps.
+export type Schedule = { lr: number; warmupSteps: number; warmupStart: number; minLr: number; totalSteps: number };
+
+// lr at 0-based step s.
+export function lrAt(s: Schedule, step: number): number {
+  if (step < s.warmupSteps) return s.lr * (s.warmupStart + ((1 - s.warmupStart) * step) / s.warmupSteps);
+  const span = Math.max(1, s.totalSteps - s.warmupSteps);
+  const p = Math.min(1, (step - s.warmupSteps) / span);
+  const end = s.lr * s.minLr;
+  return end + (s.lr - end) * 0.5 * (1 + Math.cos(Math.PI * p));
+}
+
+// The highest lr a run of totalSteps reaches: its peak when the warmup ends inside the run, else the lr of its last
+// step (a short run with a long warmup never gets near the peak its config names).
+export const lrReached = (s: Schedule): number => lrAt(s, Math.max(0, Math.min(s.warmupSteps, s.totalSteps - 1)));
+
+// Steps an arm trains: whole batches of its training photos (the last partial batch dropped), every epoch.
+export const armSteps = (trainPhotos: number, c: { batch: number; epochs: number }) => {
+  const perEpoch = Math.floor(trainPhotos / c.batch);
+  return { perEpoch, total: perEpoch * c.epochs };
+};
+
+// Warmup steps unless given: 50, or a tenth of a shorter run, so that a short run still reaches its peak lr.
+export const DEFAULT_WARMUP = 50;
+export const warmupFor = (c: { warmupSteps?: number }, totalSteps: number): number =>
+  c.warmupSteps ?? Math.min(DEFAULT_WARMUP, Math.ceil(totalSteps / 10));
+
 const oneLambda = (c: { lamb?: number; lambEff?: number }) => !(c.lamb !== undefined && c.lambEff !== undefined);
 const ONE_LAMBDA = { message: 'give lamb or lambEff, not both' };
 

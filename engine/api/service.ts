@@ -2,6 +2,7 @@
 // against shared/api.ts once; the methods get the parsed parameters. It owns the run store and the scheduler;
 // jobs compute in workers.
 import { ApiParams, type Api, type ApiArgs, type ApiMethod, type ApiResults, type MatchResult } from '../../shared/api';
+import type { SweepRow } from '../../shared/experiment';
 import { RESUMABLE, type RunEvent, type RunState } from '../../shared/runs';
 import { armRank } from '../../shared/curves';
 import type { EntryCommand } from '../child';
@@ -42,7 +43,9 @@ export type ServiceOptions = {
   worker?: EntryCommand;
   transport: 'ipc' | 'ws';
   confine?: boolean;
+  recoverEveryMs?: number; // how often runs other processes left running are checked (RECOVER_EVERY_MS)
 };
+const RECOVER_EVERY_MS = 5_000;
 
 const isFolder = (p: string): boolean => {
   try {
@@ -57,6 +60,7 @@ export class Service implements Api {
   readonly scheduler: Scheduler;
   private readonly access: Access;
   private readonly listeners = new Set<(e: RunEvent) => void>();
+  private readonly watch: NodeJS.Timeout;
 
   constructor(private readonly opts: ServiceOptions) {
     this.store = new RunStore(opts.runsDir);
@@ -67,6 +71,25 @@ export class Service implements Api {
     });
     this.scheduler.on('event', (e) => this.listeners.forEach((l) => l(e)));
     this.access = new Access(opts.confine ? () => this.roots() : null);
+    this.watch = setInterval(() => this.recoverOthers(), opts.recoverEveryMs ?? RECOVER_EVERY_MS).unref();
+  }
+
+  // A run another process ran (a `prh experiment`, a killed `prh serve` whose worker outlived it by a moment) is
+  // `interrupted` as soon as nothing computes it any more, and every page hears so: no run shows `running` after
+  // its processes are gone, whenever they went.
+  private recoverOthers(): void {
+    for (const id of this.store.ids()) {
+      if (this.scheduler.has(id)) continue;
+      let state: RunState;
+      try {
+        state = this.store.get(id);
+      } catch {
+        continue; // unreadable: listed as such, nothing to recover
+      }
+      if (state.status !== 'running' && state.status !== 'queued') continue;
+      const now = this.store.recoverRun(state);
+      if (now !== state) this.listeners.forEach((l) => l({ type: 'status', runId: id, state: now }));
+    }
   }
 
   subscribe(listener: (e: RunEvent) => void): () => void {
@@ -120,6 +143,12 @@ export class Service implements Api {
   }
   // A run this process computes is cancelled through its scheduler; one another process computes on this machine (a
   // `prh experiment` in a terminal, the desktop app) through its worker, whose owner then records `cancelled`.
+  async planExperiment({ config }: ApiArgs<'planExperiment'>) {
+    if (config.kind !== 'experiment') throw new InputError('planExperiment: an experiment config');
+    this.access.checkConfig(config);
+    const { planExperiment } = await import('../experiment/protocol');
+    return planExperiment(config);
+  }
   async cancelRun({ id }: ApiArgs<'cancelRun'>) {
     if (this.scheduler.has(id)) return this.scheduler.cancel(id);
     const state = this.store.get(id);
@@ -193,13 +222,16 @@ export class Service implements Api {
     if (!existsSync(file)) return null;
     return RunExecutor.safeParse(JSON.parse(readFileSync(file, 'utf8'))).data?.kind ?? null;
   }
-  // The arms live in the experiment's own store (arms/), read without touching it (no recover()); listed by seed, then
-  // arm in the paper's order (their ids are made in the same second, so id order is random).
+  // The arms live in the experiment's own store (arms/); listed by seed, then arm in the paper's order (their ids are
+  // made in the same second, so id order is random).
   async childRuns({ id }: ApiArgs<'childRuns'>) {
     this.store.get(id); // a clear error for an unknown run
     const dir = join(this.store.dir(id), 'arms');
     if (!existsSync(dir)) return [];
-    const arms = new RunStore(dir);
+    const arms = new RunStore(dir, this.store.ownerAlive);
+    // Arms an experiment's worker left running when it died (kill -9 of their `prh serve`) are `interrupted` once
+    // nothing can write them: the experiment is not computed here, and no process owns it or any of its arms.
+    if (!this.scheduler.has(id) && !otherOwner(this.store.dir(id), this.store.ownerAlive)) arms.recover();
     const rank = (s: RunState): [number, number] => {
       const c = arms.configOrNull(s.id);
       return c?.kind === 'train' ? [c.seed, armRank(c.arm)] : [Infinity, 0];
@@ -265,6 +297,10 @@ export class Service implements Api {
     this.store.get(id); // a clear error for an unknown run
     return exportBundle(this.store.dir(id), id, checkpoints);
   }
+  async sweepExperiment({ id, counts, repeats }: ApiArgs<'sweepExperiment'>) {
+    if (this.store.get(id).status !== 'done') throw new InputError(`run ${id} is not a finished experiment`);
+    return (await runLabTask({ task: 'sweep', runDir: this.store.dir(id), counts, repeats })) as SweepRow[];
+  }
   async exportMetrics({ id }: ApiArgs<'exportMetrics'>) {
     this.store.get(id);
     return exportMetrics(this.store.metrics(id), { id, dir: this.store.dir(id) });
@@ -295,6 +331,7 @@ export class Service implements Api {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.watch);
     await this.scheduler.shutdown();
   }
 

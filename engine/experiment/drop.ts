@@ -5,13 +5,13 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Match, MatchResult, OwnCaptions } from '../../shared/api';
+import type { Match, MatchResult, Nearness, OwnCaptions } from '../../shared/api';
 import type { Dataset } from '../../shared/dataset';
 import { ExperimentConfig } from '../../shared/experiment';
 import { isJepaArm } from '../../shared/train';
 import { openDataset, type OpenedDataset } from '../data';
 import { readJson } from '../json-file';
-import { readNpy, readNpyTensor, writeNpy, type Embeddings } from '../embeddings';
+import { readEmbeddings, readNpy, readNpyTensor, writeNpy, type Embeddings } from '../embeddings';
 import { InputError } from '../errors';
 import { embedImages, openImageEncoder, sha256 } from '../image';
 import { gemm, subRow, takeRows, type Mat } from '../linalg';
@@ -162,11 +162,39 @@ export async function matchDroppedImages(
       }),
     });
   }
+  const first = layout.final(arms[0].arm, arms[0].seed);
   return {
     pool: { name: pool.name, size: pool.captions.length, photos: new Set(pool.photos.map(photoKey)).size },
     arms: out,
+    nearness: await nearness(
+      x,
+      layout.image.test,
+      vector(first.imageMean),
+      ids.map((id) => images[Number(id)].name),
+    ),
     skipped,
   };
+}
+
+// Each dropped image's nearest test photo (cosine, the fit photos' mean taken off), and the 5th-95th percentile of
+// the test photos' cosines to their own nearest other photo: the range a photo like the dataset's falls in.
+async function nearness(x: Embeddings, testFile: string, mu: Float64Array, names: string[]): Promise<Nearness[]> {
+  const { emb: test, ids } = readEmbeddings(testFile);
+  const t = subRow(asMat(test), mu);
+  const self = await cosineSimilarity(t, t); // [n, n]
+  const nearestOther = Array.from({ length: self.rows }, (_, i) => {
+    let best = -Infinity;
+    for (let j = 0; j < self.cols; j++) if (j !== i) best = Math.max(best, self.data[i * self.cols + j]);
+    return best;
+  }).sort((a, b) => a - b);
+  const q = (p: number) => nearestOther[Math.min(nearestOther.length - 1, Math.floor(p * nearestOther.length))];
+  const typical = { lo: q(0.05), hi: q(0.95) };
+  const sim = await cosineSimilarity(subRow(asMat(x), mu), t); // [nImg, n]
+  return names.map((name, r) => {
+    let j = 0;
+    for (let k = 1; k < sim.cols; k++) if (sim.data[r * sim.cols + k] > sim.data[r * sim.cols + j]) j = k;
+    return { name, photo: ids?.[j] ?? String(j), cosine: sim.data[r * sim.cols + j], typical };
+  });
 }
 
 // Which dropped images are the dataset's own photos (same bytes), so the drop can say where their captions rank.

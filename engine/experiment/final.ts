@@ -147,6 +147,9 @@ export async function finalize(
           sdTestR1: s.sdTestR1,
         });
       const full = sw.summary.find((s) => s.n === nFit)!;
+      // What its training said of itself (a warmup it never finished, a loss that exploded), and the lr it reached.
+      const trained = store.get(id).result as { lrReached?: number | null; warnings?: string[] } | null;
+      for (const w of trained?.warnings ?? []) warnings.add(`${arm} (seed ${seed}): ${w}`);
       arms.push({
         arm,
         seed,
@@ -154,6 +157,7 @@ export async function finalize(
         epoch,
         select: c.train.select,
         lr: armLr(c, arm),
+        ...(typeof trained?.lrReached === 'number' ? { lrReached: trained.lrReached } : {}),
         ...(diverged ? { diverged } : {}),
         r1: interval('imageToText.r1', arm)!,
         r5: interval('imageToText.r5', arm)!,

@@ -121,6 +121,10 @@ export async function preflightImageSide(photos: Photos, choice: ImageEncoderCho
   }
 }
 
+// Whether an earlier attempt embedded the photos already (a resume reads them back).
+export const imageSideDone = (out: ExperimentLayout['image']): boolean =>
+  existsSync(out.encoder) && existsSync(out.val) && existsSync(out.test);
+
 export async function embedImageSide(
   photos: Photos,
   choice: ImageEncoderChoice,
@@ -133,7 +137,7 @@ export async function embedImageSide(
   } = {},
 ): Promise<ImageSide> {
   const paths = { val: out.val, test: out.test };
-  if (existsSync(out.encoder) && existsSync(paths.val) && existsSync(paths.test)) {
+  if (imageSideDone(out)) {
     return { ...paths, encoder: readJson(out.encoder, EncoderRecord) }; // resumed: already embedded
   }
   if (choice.embeddings) return precomputed(choice.embeddings, photos, out);

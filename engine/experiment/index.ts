@@ -5,4 +5,5 @@ export { armJob } from './epoch-eval';
 export { matchDroppedImages, ownCaptions, topMatches } from './drop';
 export { openExperimentData } from './protocol';
 export { preflightExperimentImages } from './images';
+export { sweepExperiment } from './sweep';
 export { splitCeiling, type Ceiling } from './ceiling';

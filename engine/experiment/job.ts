@@ -6,13 +6,13 @@ import { cpus } from 'node:os';
 import { splitCounts, type Dataset } from '../../shared/dataset';
 import { armConfig, type ExperimentConfig, type ImageViews } from '../../shared/experiment';
 import { describeAdapter } from '../../shared/gpu';
-import { RESUMABLE, type RunState } from '../../shared/runs';
-import { TrainConfig, type Arm } from '../../shared/train';
+import { RESUMABLE } from '../../shared/runs';
+import { armSteps, TrainConfig, type Arm } from '../../shared/train';
 import { Cancelled, RunStore, Scheduler, type Job, type JobContext } from '../runs';
 import { finalize } from './final';
 import { imageArms, type ImageArms } from './image-arms';
 import { renderableWorld, type RenderableWorld } from './world-scenes';
-import { embedImageSide, imageCacheDir, type ImageSide, type Photos } from './images';
+import { embedImageSide, imageCacheDir, imageSideDone, type ImageSide, type Photos } from './images';
 import { childKey, experimentLayout } from './layout';
 import { protocolPhotos } from './protocol';
 
@@ -69,6 +69,7 @@ export const experimentJob: Job<ExperimentConfig> = async (ctx) => {
   // 578 s with its 3 arms at once against 666 s two at a time).
   await trainArms(ctx, store, children, {
     create,
+    steps: armSteps(splitCounts(dataset).train, c.train).total,
     concurrency: c.parallel ?? ctx.executor.concurrency ?? Math.max(cpus().length, c.arms.length),
   });
   const states = Object.values(children).map((id) => store.get(id));
@@ -101,8 +102,9 @@ export const experimentJob: Job<ExperimentConfig> = async (ctx) => {
 // The image side of the classic experiment: the photos through the frozen image encoder of the config.
 async function frozenImageSide(ctx: JobContext<ExperimentConfig>, photos: Photos): Promise<ImageSide> {
   const c = ctx.config;
-  ctx.progress(0, 1, 'embedding photos');
-  return embedImageSide(photos, c.image, experimentLayout(ctx.runDir).image, imageCacheDir(c.data), {
+  const out = experimentLayout(ctx.runDir).image;
+  if (!imageSideDone(out)) ctx.progress(0, 1, 'embedding photos'); // a resume with its photos embedded goes on to the arms
+  return embedImageSide(photos, c.image, out, imageCacheDir(c.data), {
     signal: ctx.signal,
     onProgress: (done, total) => ctx.progress(done, total, 'embedding photos'),
     log: (m) => ctx.log(m),
@@ -146,50 +148,60 @@ function describeSplit(ds: Dataset): string {
 }
 
 // Runs the arms that are not done yet, each made (create) as a place frees up, and relays their events as the
-// experiment's own, tagged by arm/seed.
+// experiment's own, tagged by arm/seed. Its progress is the steps the arms have reached out of all their steps
+// (`steps` each): it never goes back, also when a resumed arm trains again the steps after its last checkpoint.
 async function trainArms(
   ctx: JobContext<ExperimentConfig>,
   store: RunStore,
   children: Children,
-  opts: { create: (arm: Arm, seed: number) => string; concurrency: number },
+  opts: { create: (arm: Arm, seed: number) => string; concurrency: number; steps: number },
 ): Promise<void> {
   const scheduler = new Scheduler(store, { concurrency: opts.concurrency, executor: ctx.executor });
   const keys = ctx.config.seeds.flatMap((seed) => ctx.config.arms.map((arm) => ({ arm, seed })));
   const tagOf = new Map<string, { arm: string; seed: number }>();
-  for (const k of keys) if (children[childKey(k.arm, k.seed)]) tagOf.set(children[childKey(k.arm, k.seed)], k);
-  const progress = new Map<string, { done: number; total: number }>();
-  // Arms finished in an earlier attempt count as complete; read their status once, not on every progress event.
-  const finishedBefore = [...tagOf.keys()].filter((id) => ['done', 'diverged'].includes(store.get(id).status));
-  const finished = finishedBefore.length;
+  const reached = new Map<string, number>(); // arm run -> the furthest step it reached
+  const finished = (id: string) => ['done', 'diverged'].includes(store.get(id).status);
+  for (const k of keys) {
+    const id = children[childKey(k.arm, k.seed)];
+    if (!id) continue;
+    tagOf.set(id, k);
+    reached.set(id, finished(id) ? opts.steps : (store.get(id).progress?.done ?? 0));
+  }
+  const report = () =>
+    ctx.progress(
+      [...reached.values()].reduce((a, b) => a + b, 0),
+      opts.steps * keys.length,
+      'training arms',
+    );
   // What is left, in seed then arm order: arms of an earlier attempt continue, the others are made when they start.
-  const left = keys.filter((k) => !finishedBefore.includes(children[childKey(k.arm, k.seed)] ?? ''));
+  const left = keys.filter((k) => {
+    const id = children[childKey(k.arm, k.seed)];
+    return !id || !finished(id);
+  });
   const submitNext = () => {
     const k = left.shift();
     if (!k) return;
-    const existing = children[childKey(k.arm, k.seed)];
-    const id = existing ?? opts.create(k.arm, k.seed);
+    const id = children[childKey(k.arm, k.seed)] ?? opts.create(k.arm, k.seed);
     tagOf.set(id, k);
-    const s: RunState = store.get(id);
-    if (s.status === 'done' || s.status === 'diverged') return submitNext(); // a diverged arm is a result, not retried
-    scheduler.submit(id, RESUMABLE.includes(s.status));
+    if (!reached.has(id)) reached.set(id, 0);
+    scheduler.submit(id, RESUMABLE.includes(store.get(id).status));
   };
   scheduler.on('event', (e) => {
     const tag = tagOf.get(e.runId)!;
     if (e.type === 'metric') ctx.metric(e.record.scope, e.record.x, e.record.values, { ...e.record.tags, ...tag });
     else if (e.type === 'log') ctx.log(`[${tag.arm} s${tag.seed}] ${e.text}`, e.level);
     else if (e.type === 'progress') {
-      progress.set(e.runId, e.progress);
-      const known = [...progress.values()];
-      const perArm = Math.max(...known.map((p) => p.total));
-      const done = known.reduce((a, p) => a + p.done, 0) + perArm * finished;
-      ctx.progress(done, perArm * keys.length, 'training arms');
+      reached.set(e.runId, Math.max(reached.get(e.runId) ?? 0, e.progress.done));
+      report();
     } else if (e.type === 'status') {
       ctx.log(`[${tag.arm} s${tag.seed}] ${e.state.status}${e.state.error ? `: ${e.state.error.split('\n')[0]}` : ''}`);
+      if (['done', 'diverged'].includes(e.state.status)) reached.set(e.runId, opts.steps);
       if (!['queued', 'running'].includes(e.state.status) && !ctx.signal.aborted) submitNext();
     }
   });
   const onAbort = () => void scheduler.shutdown();
   ctx.signal.addEventListener('abort', onAbort);
+  report();
   for (let i = 0; i < opts.concurrency && left.length; i++) submitNext();
   await scheduler.idle();
   ctx.signal.removeEventListener('abort', onAbort);

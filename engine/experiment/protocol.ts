@@ -4,8 +4,10 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import type { DatasetImage, Split } from '../../shared/dataset';
-import { experimentSplit, type ExperimentConfig } from '../../shared/experiment';
+import type { ExperimentPlan } from '../../shared/api';
+import { splitCounts, type DatasetImage, type Split } from '../../shared/dataset';
+import { armLr, experimentSplit, type ExperimentConfig } from '../../shared/experiment';
+import { armSteps, lrReached, warmupFor } from '../../shared/train';
 import type { RunConfig } from '../../shared/runs';
 import { checkImageFiles, openDataset, seededSubset, type OpenedDataset } from '../data';
 import { idsPath } from '../embeddings';
@@ -56,9 +58,11 @@ function take(
   return seededSubset(photos.length, n, seed, split === 'val' ? 0 : 1).map((i) => photos[i]); // dataset order kept
 }
 
-/** Opens the data, picks the fit and test photos and, unless the image side is precomputed, checks their files. */
+/** Opens the data, picks the fit and test photos and, unless the image side is precomputed (or `files` is false: a
+ * plan shown before anything runs), checks their files. */
 export function protocolPhotos(
   c: Pick<ExperimentConfig, 'data' | 'images' | 'splitSeed' | 'eval' | 'image' | 'imageViews'>,
+  { files = true }: { files?: boolean } = {},
 ): ProtocolPhotos {
   const opened = openExperimentData(c);
   // The 2x2 first: on real photos its cause is the data's kind, whatever the split sizes.
@@ -78,6 +82,7 @@ export function protocolPhotos(
         `k = ${c.eval.k} (mutual k-NN)${opened.dataset.params.split === 'seeded' ? '; --fit-pairs / --test-pairs set the held-out sizes' : ''}`,
     );
   if (!of('train').length) throw new InputError(`${c.data}: no training photos`);
+  if (!files) return { opened, fit, test };
   if (c.image.embeddings) checkPrecomputed(c.image.embeddings, [...fit, ...test]);
   else checkImageFiles(opened, [...fit, ...test], 'an experiment embeds the fit and test photos');
   return { opened, fit, test };
@@ -93,6 +98,32 @@ export function preflightRun(config: RunConfig): RunData | null {
       tokenizer: config.tokenizer,
     };
   return null;
+}
+
+/** What an experiment will train, before it starts: its photos as it splits them, each arm's steps, warmup and the
+ * highest lr its schedule reaches (below the peak set when a warmup does not end inside the run). */
+export function planExperiment(c: ExperimentConfig): ExperimentPlan {
+  const { opened, fit, test } = protocolPhotos(c, { files: false });
+  const photos = splitCounts(opened.dataset);
+  const steps = armSteps(photos.train, c.train);
+  const warmup = warmupFor(c.train, steps.total);
+  return {
+    photos,
+    fit: fit.length,
+    test: test.length,
+    steps: { ...steps, warmup },
+    arms: c.arms.map((arm) => {
+      const lr = armLr(c, arm);
+      const sched = {
+        lr,
+        warmupSteps: warmup,
+        warmupStart: c.train.warmupStart,
+        minLr: c.train.minLr,
+        totalSteps: steps.total,
+      };
+      return { arm, lr, lrReached: steps.total ? lrReached(sched) : 0 };
+    }),
+  };
 }
 
 // The data a run trains on, opened as it opens it, and the tokenizer it was given (if any).

@@ -74,11 +74,12 @@ const hasEstimates = (t: TableSpecResolved, c: Column) =>
     const v = r[c.key];
     return v !== null && typeof v === 'object';
   });
-const csvNumber = (x: number | undefined): string => (x === undefined ? '' : String(x));
+// Every digit a double holds, and no float noise past them: 0.16399999999999995 is 0.164.
+const csvNumber = (x: number | undefined): string => (x === undefined ? '' : String(Number(x.toPrecision(15))));
 
 // Data to load, not to read: a header row of column labels, then one line per row, CRLF-terminated (RFC 4180).
-// Numbers are written in full (no rounding, no %), and a column of estimates becomes three: `R@1`, `R@1 lo`,
-// `R@1 hi`. Title and notes are not data.
+// Numbers are written to 15 significant digits (no formatting, no %), and a column of estimates becomes three:
+// `R@1`, `R@1 lo`, `R@1 hi`. Title and notes are not data.
 export function tableToCsv(input: TableSpec): string {
   const t = parseTable(input);
   const header = t.columns.flatMap((c) =>
@@ -204,33 +205,37 @@ function latexChar(ch: string): string {
 const latexEscape = (s: string): string =>
   s.replace(/\s*\r?\n\s*/g, ' ').replace(/[&%$#_{}~^\\|<>]|[^\x00-\x7f]/gu, latexChar);
 
-// A table float with booktabs rules; the interval is set smaller than the estimate; numbers get a true minus.
+// A table float with booktabs rules; an interval is set small under its estimate (a cell two lines high, not twice
+// as wide); numbers get a true minus. A table wider than the text (the arms table: 12 columns) is scaled to the
+// text width, so it fits an A4 page.
 export function tableToLatex(input: TableSpec): string {
   const t = parseTable(input);
   const num = (s: string) => latexEscape(s).replace(/^-/, '$-$');
-  const cell = (c: CellText): string =>
+  const cell = (c: CellText, align: string): string =>
     c === null
       ? '--'
       : !c.numeric
         ? latexEscape(c.main)
         : c.ci
-          ? `${num(c.main)} {\\scriptsize [${num(c.ci[0])}, ${num(c.ci[1])}]}`
+          ? `\\begin{tabular}[t]{@{}${align}@{}}${num(c.main)}\\\\{\\scriptsize [${num(c.ci[0])}, ${num(c.ci[1])}]}\\end{tabular}`
           : num(c.main);
-  const spec = t.columns.map((c) => alignOf(t, c)[0]).join('');
+  const aligns = t.columns.map((c) => alignOf(t, c)[0]);
   const row = (cells: string[]) => `    ${cells.join(' & ')} \\\\`;
   return [
-    '% needs \\usepackage{booktabs}',
+    '% needs \\usepackage{booktabs} and \\usepackage{graphicx}',
     '\\begin{table}[t]',
     '  \\centering',
     `  \\caption{${latexEscape(t.title)}}`,
     `  \\label{tab:${t.id}}`,
-    `  \\begin{tabular}{${spec}}`,
+    '  \\small\\setlength{\\tabcolsep}{4pt}',
+    '  \\resizebox{\\ifdim\\width>\\linewidth\\linewidth\\else\\width\\fi}{!}{%',
+    `  \\begin{tabular}{${aligns.join('')}}`,
     '    \\toprule',
     row(t.columns.map((c) => latexEscape(c.label))),
     '    \\midrule',
-    ...t.rows.map((r) => row(t.columns.map((c) => cell(cellText(r[c.key], c.format))))),
+    ...t.rows.map((r) => row(t.columns.map((c, j) => cell(cellText(r[c.key], c.format), aligns[j])))),
     '    \\bottomrule',
-    '  \\end{tabular}',
+    '  \\end{tabular}}',
     ...(t.notes ? ['  \\par\\smallskip', `  {\\footnotesize ${latexEscape(t.notes)}\\par}`] : []),
     '\\end{table}',
     '',

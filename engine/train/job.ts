@@ -49,6 +49,7 @@ export async function trainJob(
     backboneParams: setup.params,
     stepsPerEpoch: setup.stepsPerEpoch,
     totalSteps: setup.totalSteps,
+    ...setup.schedule, // the warmup as resolved, the highest lr reached
     backend: setup.backend,
   });
   if (out.status === 'cancelled') throw new Cancelled('training cancelled');
@@ -63,6 +64,7 @@ export async function trainJob(
     trainLoss: last?.trainLoss ?? null,
     valLoss: last?.valLoss ?? null,
     selected: out.selected,
+    lrReached: setup.schedule?.lrReached ?? null,
     warnings: out.warnings,
   };
   if (out.status === 'diverged') return { status: 'diverged', message: out.message, result };

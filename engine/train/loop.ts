@@ -4,7 +4,15 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { describeAdapter } from '../../shared/gpu';
-import { isJepaArm, resolveLambda, type ResolvedLambda, type TrainConfig } from '../../shared/train';
+import {
+  armSteps,
+  isJepaArm,
+  lrReached,
+  resolveLambda,
+  warmupFor,
+  type ResolvedLambda,
+  type TrainConfig,
+} from '../../shared/train';
 import { openDataset } from '../data';
 import { writeEmbeddings, writeNpyTensor } from '../embeddings';
 import { InputError } from '../errors';
@@ -48,6 +56,7 @@ export type TrainSetup = {
   params: number; // backbone parameters
   stepsPerEpoch: number;
   totalSteps: number;
+  schedule?: { warmupSteps: number; lrReached: number }; // as it runs: the warmup resolved, the highest lr reached
   backend: BackendInfo;
 };
 
@@ -181,8 +190,7 @@ export async function train(
     throw new InputError(`${c.data}: ${nTrain} training photos is fewer than one batch of ${c.batch}`);
   const jepa = isJepaArm(c.arm);
   const lambda = resolveLambda(c);
-  const stepsPerEpoch = Math.floor(nTrain / c.batch); // drop_last
-  const totalSteps = stepsPerEpoch * c.epochs;
+  const { perEpoch: stepsPerEpoch, total: totalSteps } = armSteps(nTrain, c); // the last partial batch dropped
   const setup: TrainSetup = {
     config: c,
     lambda,
@@ -203,11 +211,16 @@ export async function train(
   };
   const sched: Schedule = {
     lr: c.lr,
-    warmupSteps: c.warmupSteps,
+    warmupSteps: warmupFor(c, totalSteps),
     warmupStart: c.warmupStart,
     minLr: c.minLr,
     totalSteps,
   };
+  setup.schedule = { warmupSteps: sched.warmupSteps, lrReached: lrReached(sched) };
+  if (sched.warmupSteps >= totalSteps)
+    warn(
+      `the warmup of ${sched.warmupSteps} steps is not shorter than the run's ${totalSteps} steps: the lr reaches ${lrReached(sched).toExponential(2)}, not its peak ${c.lr.toExponential(2)} (fewer warmup steps, or more epochs)`,
+    );
 
   const model = buildModel(encoder, tk.vocab.length, jepa, c.seed);
   const opt = createAdamW(model.params, c.weightDecay);

@@ -2,17 +2,9 @@
 // Hand-written because tfjs's Adam has no decoupled weight decay, and its state must go into our checkpoints.
 import * as tf from '@tensorflow/tfjs';
 import type { Params } from '../models';
+import { lrAt, type Schedule } from '../../shared/train';
 
-export type Schedule = { lr: number; warmupSteps: number; warmupStart: number; minLr: number; totalSteps: number };
-
-// lr at 0-based step s: warmup from warmupStart·lr to lr, then cosine from lr to minLr·lr at totalSteps.
-export function lrAt(s: Schedule, step: number): number {
-  if (step < s.warmupSteps) return s.lr * (s.warmupStart + ((1 - s.warmupStart) * step) / s.warmupSteps);
-  const span = Math.max(1, s.totalSteps - s.warmupSteps);
-  const p = Math.min(1, (step - s.warmupSteps) / span);
-  const end = s.lr * s.minLr;
-  return end + (s.lr - end) * 0.5 * (1 + Math.cos(Math.PI * p));
-}
+export { lrAt, type Schedule };
 
 export type AdamW = {
   m: Map<string, tf.Variable>;

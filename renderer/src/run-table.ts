@@ -21,6 +21,10 @@ export type RunRow = {
   dataset: string;
   encoder: string;
   r1: Record<string, number>; // arm -> R@1 (mean over seeds)
+  lr: Record<string, number>; // arm -> the peak lr its schedule reached (as recorded; else as configured)
+  warmup: number | null; // warmup steps as configured (null: the default, 50 or a tenth of a short run)
+  select: string | null; // the checkpoint each arm is scored at
+  minutes: number | null; // from start to end (or to now, while it runs)
   goodBad: { estimate: number; lo: number; hi: number } | null; // R@1, seed of the first good/bad pair
   tags: string[];
   note: string;
@@ -71,6 +75,13 @@ export function runRow(s: RunState, e: RunIndexEntry | undefined): RunRow {
     r1[arm] = of.reduce((acc, a) => acc + a.r1.estimate, 0) / of.length;
   }
   const gb = result?.differences.find((d) => d.metric === 'r1' && d.a === 'good' && d.b === 'bad') ?? null;
+  const c = e?.config ?? null;
+  const lr: Record<string, number> = {};
+  if (result) for (const a of result.arms) lr[a.arm] = a.lrReached ?? a.lr ?? NaN;
+  else if (c?.kind === 'experiment') for (const a of c.arms) lr[a] = c.armLr?.[a] ?? c.train.lr;
+  else if (c?.kind === 'train') lr[c.arm] = c.lr;
+  const train = c?.kind === 'experiment' ? c.train : c?.kind === 'train' ? c : null;
+  const end = s.endedAt ? Date.parse(s.endedAt) : s.status === 'running' ? Date.now() : null;
   return {
     id: s.id,
     name: s.name,
@@ -80,6 +91,10 @@ export function runRow(s: RunState, e: RunIndexEntry | undefined): RunRow {
     progress: s.progress && s.progress.total ? s.progress.done / s.progress.total : null,
     ...settings(e?.config ?? null),
     r1,
+    lr,
+    warmup: train?.warmupSteps ?? null,
+    select: train?.select ?? null,
+    minutes: s.startedAt && end !== null ? (end - Date.parse(s.startedAt)) / 60_000 : null,
     goodBad: gb && { estimate: gb.estimate, lo: gb.lo, hi: gb.hi },
     tags: e?.annotation.tags ?? [],
     note: e?.annotation.note ?? '',
@@ -89,7 +104,21 @@ export function runRow(s: RunState, e: RunIndexEntry | undefined): RunRow {
 }
 
 export type SortKey =
-  'name' | 'kind' | 'status' | 'created' | 'epochs' | 'batch' | 'lambEff' | 'dataset' | 'goodBad' | `r1:${string}`;
+  | 'name'
+  | 'kind'
+  | 'status'
+  | 'created'
+  | 'epochs'
+  | 'batch'
+  | 'lambEff'
+  | 'dataset'
+  | 'goodBad'
+  | 'warmup'
+  | 'select'
+  | 'minutes'
+  | 'encoder'
+  | `r1:${string}`
+  | `lr:${string}`;
 export type TableQuery = {
   search: string;
   status: string;
@@ -103,9 +132,11 @@ export type TableQuery = {
 const sortValue = (r: RunRow, k: SortKey): string | number | null =>
   k.startsWith('r1:')
     ? (r.r1[k.slice(3)] ?? null)
-    : k === 'goodBad'
-      ? (r.goodBad?.estimate ?? null)
-      : (r[k as Exclude<SortKey, `r1:${string}` | 'goodBad'>] as string | number | null);
+    : k.startsWith('lr:')
+      ? (r.lr[k.slice(3)] ?? null)
+      : k === 'goodBad'
+        ? (r.goodBad?.estimate ?? null)
+        : (r[k as Exclude<SortKey, `r1:${string}` | `lr:${string}` | 'goodBad'>] as string | number | null);
 
 // Search matches name, id, kind, dataset, encoder, arms, tags and note, every word somewhere (case-insensitive).
 // Empty cells sort last either way.

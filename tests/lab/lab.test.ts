@@ -115,7 +115,7 @@ describe('exports', () => {
     expect(other.savedTo).toBe(join(run.dir, 'report', 'exports', 'arms-2.csv'));
     expect(readFileSync(csv.savedTo!, 'utf8')).toBe(tableToCsv(table));
     expect(Buffer.from(exportTable({ table, format: 'latex' }, null).base64, 'base64').toString()).toContain(
-      '0.250 {\\scriptsize [0.200, 0.300]}',
+      '0.250\\\\{\\scriptsize [0.200, 0.300]}',
     );
     expect(exportTable({ table, format: 'md' }, null).filename).toBe('arms.md');
     expect(() => exportTable({ table: { ...table, rows: [{ arm: 'x', r1: 3 }] }, format: 'csv' }, null)).toThrow(

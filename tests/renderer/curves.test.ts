@@ -5,6 +5,7 @@ import { configDiff, overlayFigure } from '../../shared/compare-figures';
 import { bySeries, CURVE_METRICS, ema, seedMeans, smoothed, withX } from '../../shared/curves';
 import { armBars, experimentCurves, rankBinLabels, sweepFigure } from '../../shared/experiment-figures';
 import { FigureSpec } from '../../shared/figures';
+import { logTick, markCoinciding } from '../../shared/chart';
 import type { MetricRecord } from '../../shared/runs';
 import { backoffMs } from '../../renderer/src/connection';
 import { queryRows, runRow, type RunRow } from '../../renderer/src/run-table';
@@ -104,11 +105,11 @@ describe('many runs', () => {
       r1,
       { colourBy: 'run', bands: false },
     ).series;
-    expect(byRun.map((s) => [s.label, s.color, s.dash])).toEqual([
-      ['A: good', '#0072B2', 'solid'],
-      ['A: bad', '#0072B2', 'dashed'],
-      ['B: good', '#D55E00', 'solid'],
-      ['B: bad', '#D55E00', 'dashed'],
+    expect(byRun.map((s) => [s.label, s.color, s.marker])).toEqual([
+      ['A: good', '#0072B2', 'circle'],
+      ['A: bad', '#0072B2', 'triangle'],
+      ['B: good', '#D55E00', 'circle'],
+      ['B: bad', '#D55E00', 'triangle'],
     ]);
     const byArm = overlayFigure(
       [
@@ -118,7 +119,42 @@ describe('many runs', () => {
       r1,
       { colourBy: 'arm', bands: false },
     ).series;
-    expect(new Set(byArm.map((s) => `${s.color}/${s.dash}`)).size).toBe(4);
+    expect(new Set(byArm.map((s) => `${s.color}/${s.dash}/${s.marker}`)).size).toBe(4);
+  });
+  it('tells every run x arm x seed apart under either colouring (before: seeds of one arm shared colour and dash)', () => {
+    const seeded = (seeds: number[]) =>
+      seeds.flatMap((seed) =>
+        ['good', 'bad', 'ntp'].map((arm) => rec('eval', 1, 1, { r1: 0.1 + seed / 10 }, arm, seed)),
+      );
+    const runs = [
+      { id: 'a', label: 'A', records: seeded([0, 1, 2]) },
+      { id: 'b', label: 'B', records: seeded([0, 1, 2]) },
+    ];
+    for (const colourBy of ['run', 'arm'] as const) {
+      const series = overlayFigure(runs, r1, { colourBy, bands: false }).series;
+      expect(series).toHaveLength(18);
+      expect(new Set(series.map((s) => `${s.color}/${s.dash}/${s.marker}`)).size, colourBy).toBe(18);
+    }
+    const curves = experimentCurves(seeded([0, 1, 2])).find((f) => f.id === 'experiment-r1')!.series;
+    expect(new Set(curves.map((s) => `${s.color}/${s.dash}`)).size).toBe(9);
+    const sweep = sweepFigure({
+      sweep: [0, 1, 2].map((seed) => ({ arm: 'good', seed, n: 25, testR1: 0.1, fitR1: 1, sdTestR1: 0 })),
+      chance: { r1: 0.001 },
+    } as never).series.filter((s) => s.yAxis !== 'right');
+    expect(new Set(sweep.map((s) => `${s.color}/${s.dash}/${s.marker}`)).size).toBe(3);
+  });
+  it('puts a JEPA loss and an NTP cross-entropy on two axes', () => {
+    const loss = CURVE_METRICS.find((m) => m.id === 'loss')!;
+    const f = overlayFigure(
+      [{ id: 'a', label: 'A', records: [rec('train', 1, 1, { loss: 2 }), rec('train', 1, 1, { loss: 9 }, 'ntp')] }],
+      loss,
+      { colourBy: 'arm', bands: false },
+    );
+    expect(f.series.map((s) => [s.label, s.yAxis])).toEqual([
+      ['good', 'left'],
+      ['ntp', 'right'],
+    ]);
+    expect(f.y2?.label).toMatch(/cross-entropy \(NTP arms\)/);
   });
   it('folds seeds into mean ± sd', () => {
     expect(seedMeans(bySeries(runA, 'eval', 'r1'))[0]).toMatchObject({
@@ -171,6 +207,8 @@ describe('labels and timing', () => {
       'b',
     );
     expect(two.series.map((s) => s.label)).toEqual(['A (seed 0)', 'A (seed 1)', 'B (seed 0)', 'B (seed 1)']);
+    // each group's seeds in shades of its colour, never one colour for two bars
+    expect(new Set(two.series.map((s) => s.color)).size).toBe(4);
     expect(two.x.categories).toEqual(['good', 'bad']); // the paper's order, not the data's
   });
   it('backs off 0.5 s doubling to 10 s, with jitter', () => {
@@ -195,6 +233,10 @@ describe('the run table', () => {
     dataset: '/d/w',
     encoder: 'world',
     r1: {},
+    lr: {},
+    warmup: null,
+    select: 'last',
+    minutes: 1,
     goodBad: null,
     tags: [],
     note: '',
@@ -242,5 +284,39 @@ describe('the run table', () => {
     expect(encoder({})).toBe('world');
     expect(encoder({ image: { model: '/m/dinov2-small.onnx' } })).toBe('dinov2-small.onnx');
     expect(encoder({ arms: ['good', 'bad'], imageViews: { arms: ['good', 'bad'] } })).toBe('2x2: good, bad image arms');
+  });
+});
+
+describe('what a chart draws', () => {
+  it('marks a series with the same values as one before it, and draws it dashed over it', () => {
+    const same = [
+      { x: 1, y: 0.2 },
+      { x: 2, y: 0.3 },
+    ];
+    const out = markCoinciding(
+      FigureSpec.parse({
+        id: 'f',
+        title: 't',
+        x: { label: 'x' },
+        y: { label: 'y' },
+        series: [
+          { label: 'good (seed 0)', points: same },
+          { label: 'bad (seed 0)', points: same },
+          { label: 'ntp (seed 0)', points: [{ x: 1, y: 0.1 }] },
+        ],
+      }).series,
+    );
+    expect(out.map((s) => [s.label, s.dash])).toEqual([
+      ['good (seed 0)', 'solid'],
+      ['bad (seed 0) (same values as good (seed 0))', 'dashed'],
+      ['ntp (seed 0)', 'solid'],
+    ]);
+  });
+  it('labels at least two ticks of a log axis that spans less than a 1-2-3-5 step (before: one label, "3")', () => {
+    const ticks = [2.5, 3, 3.5, 4].map((value) => ({ value }));
+    const labels = ticks.map((t, i) => logTick(t.value, i, ticks)).filter(Boolean);
+    expect(labels.length).toBeGreaterThanOrEqual(2);
+    const wide = [0.01, 0.02, 0.03, 0.05, 0.07, 0.1].map((value) => ({ value }));
+    expect(wide.map((t, i) => logTick(t.value, i, wide))).toEqual(['0.01', '0.02', '0.03', '0.05', '', '0.1']);
   });
 });

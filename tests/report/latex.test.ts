@@ -117,8 +117,9 @@ describe('LaTeX tables', () => {
     writeFileSync(
       join(dir, 'main.tex'),
       [
-        '\\documentclass{article}',
+        '\\documentclass[a4paper]{article}',
         '\\usepackage{booktabs}',
+        '\\usepackage{graphicx}',
         '\\begin{document}',
         ...tables.map((t) => `\\input{${t.id}.tex}\\clearpage`),
         '\\end{document}',
@@ -138,6 +139,8 @@ describe('LaTeX tables', () => {
         .join('\n'),
     ).toBe('');
     expect(run.status, run.stdout.slice(-2000)).toBe(0);
+    // Every table fits the A4 page (before: the arms table, 12 columns with inline CIs, overflowed by 28 pt).
+    expect(log.split('\n').filter((l) => /^Overfull \\hbox/.test(l))).toEqual([]);
     expect(readFileSync(join(dir, 'main.pdf')).subarray(0, 5).toString()).toBe('%PDF-');
   });
 });

@@ -43,14 +43,15 @@ describe('tableToCsv', () => {
     });
   });
 
-  it('writes numbers in full, integers as integers', () => {
+  it('writes numbers in full, integers as integers, without float noise', () => {
     const csv = tableToCsv({
       id: 't',
       title: 't',
       columns: [{ key: 'v', label: 'v' }],
-      rows: [{ v: 3 }, { v: 0.123456 }, { v: 1234.5678 }, { v: 2.5e-7 }],
+      rows: [{ v: 3 }, { v: 0.123456 }, { v: 1234.5678 }, { v: 2.5e-7 }, { v: 0.1 + 0.064 }, { v: 1 / 3 }],
     });
-    expect(parse(csv).flat()).toEqual(['v', '3', '0.123456', '1234.5678', '2.5e-7']);
+    // 0.1 + 0.064 is 0.16399999999999995 in doubles (the reported arms CSV); 1/3 keeps 15 digits
+    expect(parse(csv).flat()).toEqual(['v', '3', '0.123456', '1234.5678', '2.5e-7', '0.164', '0.333333333333333']);
   });
 });
 
@@ -88,16 +89,19 @@ describe('tableToLatex', () => {
     expect(tex).toContain('\\caption{Alignment by method}');
     expect(tex).toContain('\\label{tab:tab-align}');
     expect(tex).toContain('    Method & n & mutual kNN & Acc. & error \\\\');
-    expect(tex).toContain('    JEPA, large & 1000 & 0.243 {\\scriptsize [0.215, 0.271]} & 74.3\\% & 1.50e-14 \\\\');
+    // the interval small under its estimate: two lines in one cell, not one wide one
+    expect(tex).toContain(
+      '    JEPA, large & 1000 & \\begin{tabular}[t]{@{}r@{}}0.243\\\\{\\scriptsize [0.215, 0.271]}\\end{tabular} & 74.3\\% & 1.50e-14 \\\\',
+    );
   });
   it('escapes every LaTeX special once, and prints minus signs and empty cells', () => {
     expect(tex).toContain(
-      '    a \\& b \\% c \\$ d \\# e \\_ f \\{ g \\} h \\textasciitilde{} i \\textasciicircum{} j \\textbackslash{} k & -- & $-$0.500 {\\scriptsize [$-$0.750, 0.100]} & 100.0\\% & $-$2.00e+0 \\\\',
+      '    a \\& b \\% c \\$ d \\# e \\_ f \\{ g \\} h \\textasciitilde{} i \\textasciicircum{} j \\textbackslash{} k & -- & \\begin{tabular}[t]{@{}r@{}}$-$0.500\\\\{\\scriptsize [$-$0.750, 0.100]}\\end{tabular} & 100.0\\% & $-$2.00e+0 \\\\',
     );
     expect(tex).toContain('    say "hi" then\\textbar{}go & 12 & -- & 0.0\\% & -- \\\\');
     expect(tex).toContain('{\\footnotesize 95\\% CIs from 2000 bootstrap resamples; n\\_ref = 5.\\par}');
     // every & that is not a column separator is escaped: 4 separators per row
-    for (const line of tex.split('\n').filter((l) => l.endsWith('\\\\')))
+    for (const line of tex.split('\n').filter((l) => l.startsWith('    ') && l.endsWith('\\\\')))
       expect(line.match(/(?<!\\)&/g)).toHaveLength(4);
   });
 });

@@ -100,7 +100,8 @@ export function useExperimentForm(datasets: Ref<DatasetInfo[]>) {
       .map((s) => s.trim())
       .filter(Boolean),
   );
-  const seedList = computed(() => seedParts.value.map(Number));
+  // The seeds the list names (an entry that is not a whole number is not a seed: it is an issue below).
+  const seedList = computed(() => seedParts.value.filter((x) => /^\d+$/.test(x)).map(Number));
   // The list as typed, and the entries that are not seeds: "seeds: 1, 2, x: x is not a whole number".
   const seedIssue = computed(() => {
     const bad = seedParts.value.filter((s) => !/^\d+$/.test(s));
