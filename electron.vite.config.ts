@@ -13,7 +13,7 @@ export default defineConfig({
           index: resolve('electron/main/index.ts'),
           worker: resolve('engine/worker/main.ts'),
           'lab-task': resolve('engine/api/lab-task.ts'),
-          'encoder-member': resolve('engine/image/encoder-member.ts'),
+          'encoder-member': resolve('engine/image/world-encoder/member.ts'),
         },
       },
     },

@@ -3,7 +3,7 @@
 // caption). Why: a ViT's tokens carry where and what, but an orthogonal map (Procrustes) can only use them once no few
 // directions dominate the variance. The crops-only ViT: CLS .138, whitened .237, CLS + 4x4 regions whitened to 192
 // .43 (image-side ceiling); the object-trained one shipped now: CLS + the mean of all patches (g = 1) .63, with 4x4
-// regions .505 (docs/reference.md#world-encoder).
+// regions .505 (docs/world-encoder-log.md).
 import { z } from 'zod';
 import { InputError } from '../errors';
 import { gemm, subRow, symEig, type Mat } from '../linalg';
