@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm start`: the desktop window where a display exists, else the same UI through `prh serve` with the URL printed.
 // Electron 45 downloads its binary on first use, not at install: when it is missing, Electron's own installer
-// (electron/install.js) fetches it; then Electron's package gives its path (or ELECTRON_OVERRIDE_DIST_PATH's).
+// (node_modules/electron/install.js) fetches it; then Electron's package gives its path (or ELECTRON_OVERRIDE_DIST_PATH's).
 // Only when that fails, or the window does not start, does this fall back to `prh serve`, and it says why.
 import { spawn, spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';

@@ -107,7 +107,6 @@ export type RunDetail = { state: RunState; config: RunConfig; metrics: MetricRec
 export type ExportedFile = { filename: string; mime: string; base64: string; savedTo: string | null };
 export type VersionInfo = { app: string; node: string; runsDir: string; concurrency: number; transport: 'ipc' | 'ws' };
 
-// Datasets the lab knows: the default procedural world (generated on demand) and folders the user opened.
 // An image model as the New experiment screen lists it: outputs, and the intermediate tensors a classifier reads
 // its features from (MobileNetV2 int8: 464_quantized, the 1,280-d pooled feature); detail: shape, or producing op.
 export type ModelTensor = { name: string; detail: string };
@@ -118,6 +117,7 @@ export type ImageModelInfo = {
   outputs: ModelTensor[];
   features: ModelTensor[];
 };
+// Datasets the lab knows: the default procedural world (generated on demand) and folders the user opened.
 export type DatasetInfo = {
   path: string;
   name: string;
@@ -152,7 +152,6 @@ export type PhotoViews = {
   seed: number;
 };
 export type Match = { caption: string; cosine: number; photo: string | null };
-// Per arm (and seed) of the experiment, each readable dropped image's top-k pool captions; unreadable files are listed.
 // The server-side folder browser of `prh serve` (the desktop app uses the native dialog): sub-folders of one folder
 // under the allowed roots, those holding a dataset marked.
 export type FolderEntry = { name: string; path: string; dataset: boolean };
@@ -171,6 +170,7 @@ export type OwnCaptions = { photo: string; split: string; ranks: (number | null)
 // photos' mean is taken off): its nearest photo, against the range of the test photos' own nearest neighbours (5th
 // to 95th percentile). Below that range, no arm's matches say much about it.
 export type Nearness = { name: string; photo: string; cosine: number; typical: { lo: number; hi: number } };
+// Per arm (and seed) of the experiment, each readable dropped image's top-k pool captions; unreadable files are listed.
 export type MatchResult = {
   pool: { name: string; size: number; photos: number }; // size: captions; photos: distinct photos (a caption without one counts alone)
   arms: { arm: string; seed: number; images: { name: string; top: Match[]; own: OwnCaptions | null }[] }[];

@@ -658,10 +658,11 @@ export const imageArmsTable = (r: ExperimentResult, id = 'image-arms'): TableSpe
     'Good: the views of a scene are renders drawn from its pool (same state, other positions within cells, sizes, rotations, lighting, noise, drawing order) plus light pixel noise. Bad: crops and brightness/contrast changes of render 0 (the dataset image). Ceiling: R@1 of the image arm against an oracle text side that knows every scene, the most any text arm could reach through it.',
 });
 
-// Everything the report of a finished experiment holds.
+// A table with the result's warnings appended to its notes, so an exported table carries them too.
 const withWarnings = (t: TableSpec, warnings: string[]): TableSpec =>
   warnings.length ? { ...t, notes: `${t.notes ?? ''} Warnings: ${warnings.join('; ')}.`.trim() } : t;
 
+// Everything the report of a finished experiment holds.
 export function experimentReport(
   r: ExperimentResult,
   records: readonly MetricRecord[],

@@ -1,4 +1,4 @@
-// `prh world build-encoder`: rebuild the procedural world's frozen image encoder (engine/image/world-encoder.ts)
+// `prh world build-encoder`: rebuild the procedural world's frozen image encoder (engine/image/world-encoder/)
 // into resources/world-encoder.onnx + .json, or with --check rebuild it and compare its hash with the shipped one;
 // --probe-only and --repool work on a built model (probes; a new read-out) and --join on several (an ensemble), without
 // training.

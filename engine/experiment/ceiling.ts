@@ -1,7 +1,7 @@
 // How far the frozen image side can take any text encoder on a procedural world: the same Procrustes evaluation,
 // with the text side replaced by an oracle that knows each scene's facts (a bag of its concepts, randomly projected
-// to the text width). A low ceiling means the image encoder, not the text arms, limits R@1 (docs/reference.md#image-side-ceiling; prototype: the
-// image side must carry marginal concept information).
+// to the text width). A low ceiling means the image encoder, not the text arms, limits R@1: the image side must
+// carry what the captions say (docs/reference.md#image-side-ceiling).
 import type { Dataset } from '../../shared/dataset';
 import { evaluate } from '../align';
 import type { Embeddings } from '../embeddings';

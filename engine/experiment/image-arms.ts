@@ -33,8 +33,8 @@ import { PATCH, type RenderableWorld } from './world-scenes';
 
 // Both arms' image JEPA at the world encoder's first (crops-only) recipe: the 2x2 compares views, so the arms share
 // one plain ViT recipe and differ only in what a view is (no conv stem, no object term: those are the shipped world
-// encoder's, docs/reference.md "Objects that keep shape and colour"). λ is for V·B = 4·32 (see imageArmRecipe):
-// λ·N ≈ 10 as the prototype's 0.02·512. Crops keep ≥ 80% of the area (at 60% they zoom objects across size classes
+// encoder's, docs/world-encoder-log.md "Objects that keep shape and colour"). λ is for V·B = 4·32 (see
+// imageArmRecipe): λ·N ≈ 10 as the text arms' 0.02·512. Crops keep ≥ 80% of the area (at 60% they zoom objects across size classes
 // and shift them across cells), no flips (captions say left/right), no hue jitter (captions name colours); position
 // std 1 (at .02 the CLS carried no position).
 const ARM_JEPA = {
@@ -69,7 +69,7 @@ function imageArmRecipe(v: ImageViews, imageSize: number): ImageJepaRecipe {
 }
 
 // The read-out of the crops-only ViT ARM_JEPA comes from: CLS + 4x4 region means whitened to 192 (its best among
-// grids 3/4/8 and dims 64-512, docs/reference.md#world-encoder). Its own: the shipped world encoder's position-free
+// grids 3/4/8 and dims 64-512, docs/world-encoder-log.md). Its own: the shipped world encoder's position-free
 // read-out suits that encoder's object training, not scene views.
 const ARM_POOLER = { grid: 4, dims: 192 } as const;
 

@@ -1,7 +1,7 @@
 // A convolutional stem in place of the ViT's patch embedding ("early convolutions", Xiao et al. 2021): k 3x3 stride-2
 // convs, each followed by BatchNorm and ReLU, take [n, 3, S, S] to an (S/2^k)² grid that the patch projection then
 // embeds (a 1x1 conv). Each conv is a row gather + one matmul (im2col), because tfjs's wasm backend has no
-// Conv2DBackpropFilter kernel (../shared/docs/probe-engines.md); the gather's gradient is the project's segment sum
+// Conv2DBackpropFilter kernel; the gather's gradient is the project's segment sum
 // (engine/train/backend.ts). Names: stem{i}.w [9·Cin, Cout] rows in (ky, kx, cin) order; stem{i}.g, stem{i}.b [Cout]
 // (BatchNorm's affine: the conv has no bias); stem{i}.mean, stem{i}.var [Cout], the population statistics that
 // calibrateStem sets after training and the export folds into the Conv.

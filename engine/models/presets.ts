@@ -1,5 +1,5 @@
-// Encoder shapes by name. `cpu` trains the procedural world in minutes on 2 cores (docs/reference.md#prototype-findings: d=64, 2 layers,
-// ~110k params); `minilm-33m` and `bert-base-109m` are the paper's BERT shapes (docs/reference.md#text-encoders).
+// Encoder shapes by name. `cpu` trains the procedural world in minutes on 2 cores (d = 64, 2 layers, ~110k params;
+// docs/reference.md#text-encoders); `minilm-33m` and `bert-base-109m` are the paper's BERT shapes (docs/reference.md#text-encoders).
 import { z } from 'zod';
 
 export const ProjectorConfig = z.object({

@@ -42,7 +42,7 @@ export const ImageJepaRecipe = z
       .refine(stemFitsPatch, { message: STEM_PATCH_RULE }),
     posStd: z.number().positive(), // init std of the ViT's position table (see initVit)
     // how the ViT's attention is drawn (EncoderConfig.init; absent 'torch', as every recipe before it): 'torch-mha' as
-    // torch's MultiheadAttention draws it, the torch twins' init (docs/reference.md, "Where the twin and the workbench part")
+    // torch's MultiheadAttention draws it, the torch twins' init (docs/world-encoder-log.md, "where the twin and the workbench part")
     vitInit: z.enum(['torch', 'torch-mha']).optional(),
     projector: ProjectorConfig,
     views: ViewRecipe,
@@ -61,7 +61,7 @@ export const ImageJepaRecipe = z
     // the training scenes, each drawn alone anywhere in the image, and adds weight x their loss: LeJEPA (absent; the
     // same projector, λ and directions) or 'infonce' (infonce.ts; temperature τ, absent = 0.1). aloneSteps: the first
     // that many steps train the object term alone, no scene views (InfoNCE leaves its plateau on objects alone, where
-    // beside the scene term from step 0 it did not: docs/reference.md, "objects that keep shape and colour"); = steps:
+    // beside the scene term from step 0 it did not: docs/world-encoder-log.md, "objects that keep shape and colour"); = steps:
     // scenes are only the pooler's and the stem statistics' images. draw: how a step's objects are drawn (drawObjects;
     // absent: 'uniform').
     objects: z

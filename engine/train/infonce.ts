@@ -1,7 +1,7 @@
 // InfoNCE (SimCLR's NT-Xent; with V > 2 views every other view of the item is a positive, as in SupCon): a contrastive
 // alternative to LeJEPA for the image JEPA's object term. Where LeJEPA pulls views together and spreads the batch
 // by SIGReg, InfoNCE must tell each item from every other one in the batch, which the objects' shape-only views can
-// only do by their shape (docs/reference.md, "object views alone, for longer").
+// only do by their shape (docs/world-encoder-log.md, "object views alone, for longer").
 import * as tf from '@tensorflow/tfjs';
 import { matMul2d } from '../models';
 

@@ -56,8 +56,7 @@ export default {
         renderScenesPerSecond128: median(render128),
         defaultWorld: { scenes: full.dataset.images.length, seconds: full.seconds, targetSeconds: 60 },
         inspectDefaultWorldSeconds: inspectSeconds,
-        python:
-          'skipped: no Python counterpart (the prototype world was not kept), so there is nothing to compare side by side',
+        python: 'skipped: the procedural world has no Python counterpart, so there is nothing to compare side by side',
       };
     } finally {
       rmSync(tmp, { recursive: true, force: true });

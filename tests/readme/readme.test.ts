@@ -71,7 +71,7 @@ const PLAN: [string, Plan][] = [
   [
     'prh slurm check [--partition P] [--account A] [--wait 300] [--no-probe] [--json]',
     {
-      skip: 'a synopsis, and it needs a Slurm cluster: tests/slurm/check.test.ts runs prh slurm check on one it starts',
+      skip: 'a synopsis, and it needs a Slurm cluster: tests/slurm/cluster.test.ts runs prh slurm check on one it starts',
     },
   ],
 ];

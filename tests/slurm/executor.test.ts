@@ -191,7 +191,7 @@ describe.skipIf(skip)(`child runs as Slurm jobs${skip ? ` (skipped: ${skip})` : 
     );
     // It waits for its begin time, the cluster's cred_expire (tests/slurm/harness.ts). Forcing StartTime=now instead
     // raced with slurmd, which refuses to launch a job whose old run's credential it revoked ("already killed"), and
-    // the job FAILED (CI, stop 26).
+    // the job FAILED (seen in CI).
     await until(
       () => /JobState=RUNNING/.test(c.scontrol('show', 'job', jobOf(first))),
       'the requeued job to run again',

@@ -1,4 +1,4 @@
-// A private single-node Slurm for tests, as in docs/probe-slurm.md: munged with its own key and socket, then
+// A private single-node Slurm for tests: munged with its own key and socket, then
 // slurmctld and slurmd in the foreground as child processes, all state in one temporary folder, ports picked free,
 // on 127.0.0.1. stop() cancels every job, stops the daemons by their pid files and removes the folder; a cluster
 // left by a killed test process is swept at the next start. Needs Debian's slurm-wlm and munge, and root.

@@ -188,7 +188,7 @@ describe('the worker as the nodes start it', () => {
 });
 
 describe('job states', () => {
-  // Lines as Slurm 22.05 printed them (docs/probe-slurm.md): running, requeued and waiting, cancelled.
+  // Lines as Slurm 22.05 printed them: running, requeued and waiting, cancelled.
   const running =
     'JobId=1 JobName=prh-t UserId=root(0) GroupId=root(0) MCS_label=N/A Priority=4294901759 Nice=0 Account=(null) QOS=(null) JobState=RUNNING Reason=None Dependency=(null) Requeue=1 Restarts=0 BatchFlag=1 Reboot=0 ExitCode=0:0 RunTime=00:00:00 TimeLimit=UNLIMITED TimeMin=N/A SubmitTime=2026-12-01T10:58:10 EligibleTime=2026-12-01T10:58:10 AccrueTime=2026-12-01T10:58:10 StartTime=2026-12-01T10:58:11 EndTime=Unknown Deadline=N/A SuspendTime=None SecsPreSuspend=0 LastSchedEval=2026-12-01T10:58:11 Scheduler=Main Partition=debug AllocNode:Sid=localhost:32026 ReqNodeList=(null) ExcNodeList=(null) NodeList=prhnode BatchHost=prhnode NumNodes=1 NumCPUs=1 NumTasks=1 CPUs/Task=1 ReqB:S:C:T=0:0:*:* TRES=cpu=1,node=1,billing=1 Socks/Node=* NtasksPerN:B:S:C=0:0:*:* CoreSpec=* MinCPUsNode=1 MinMemoryNode=0 MinTmpDiskNode=0 Features=(null) DelayBoot=00:00:00 OverSubscribe=OK Contiguous=0 Licenses=(null) Network=(null) Command=/tmp/a b/job.sh WorkDir=/tmp/a b StdErr=/tmp/a b/job-1.out StdIn=/dev/null StdOut=/tmp/a b/job-1.out Power=';
   const job = (state: string, extra: Partial<SlurmJob> = {}): SlurmJob => ({

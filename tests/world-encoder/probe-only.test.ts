@@ -37,7 +37,7 @@ describe('build-encoder --probe-only', () => {
     const c = m.probe!.ceiling!;
     expect(c.trained.dim).toBe(64);
     // 120 test scenes: chance R@1 is 1/120 (the shipped encoder: .62). It sees colour (.97 on the default world); here
-    // its whitened directions are probed from 34 single-object test scenes (stop 29's: .82, raw pixels .41, the same
+    // its whitened directions are probed from 34 single-object test scenes (the one-ViT encoder's: .82, raw pixels .41, the same
     // network at random init .18, chance .21), so it is asked to beat both baselines on the same scenes, not a level.
     expect(c.trained.r1).toBeGreaterThan(c.randomInit.r1);
     expect(c.trained.r1).toBeGreaterThan(3 / 120);

@@ -33,7 +33,7 @@ export type SceneCaptions = { captions: WorldCaption[]; evalCaption: number };
 export type CaptionKnobs = { diversity: boolean; nuisance: Nuisance };
 
 export const ANNOTATORS = 5;
-// Mention probabilities (prototype values, docs/reference.md#scenes-and-captions); size varies by annotator.
+// Mention probabilities (docs/reference.md#scenes-and-captions); size varies by annotator.
 const P_EXTRA_OBJECT = 0.85,
   P_COLOUR = 0.85,
   P_POSITION = 0.8,

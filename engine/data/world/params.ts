@@ -1,4 +1,4 @@
-// The world's knobs. Presets follow the prototype (docs/reference.md#world-presets):
+// The world's knobs, and its presets (docs/reference.md#world-presets):
 //   paper-like  diversity off + weak nuisance: graded good > bad (bad/good ~0.6 there), the default
 //   strong      diversity on + strong nuisance: bad and NTP collapse to chance, good stays well above
 //   null        diversity off + no nuisance: the 5 captions are identical, good = bad up to run noise
