@@ -11,6 +11,7 @@ import {
   readFileSync,
   readSync,
   statSync,
+  type Dirent,
 } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -60,8 +61,16 @@ export class RunStore {
     return state;
   }
 
+  // A runs folder removed while the app is open (by hand, by a cleanup) holds no runs: an empty list, not a crash.
   ids(): string[] {
-    return readdirSync(this.root, { withFileTypes: true })
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(this.root, { withFileTypes: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return []; // removed while the app is open: no runs, not a crash
+      throw err;
+    }
+    return entries
       .filter((e) => e.isDirectory() && ID.test(e.name) && existsSync(join(this.root, e.name, 'status.json')))
       .map((e) => e.name)
       .sort()

@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { DEMO_EPOCHS, ExperimentConfig, WORLD_ARM_LR, type ExperimentResult } from '../../shared/experiment';
 import { demoConfig, demoRates } from '../../engine/cli/experiment';
 import { freeParameters } from '../../engine/align';
@@ -188,6 +188,7 @@ describe('the app starting an experiment on an opened folder (the service behind
       transport: 'ws',
       settings: { get: () => settings, set: (p) => (settings = { ...settings, ...p } as typeof settings) },
     });
+    onTestFinished(() => service.close()); // its watch timer must not outlive the test's folder
     const config = (data: string) => ({
       kind: 'experiment',
       version: 1,

@@ -2,7 +2,7 @@
 // not lock the whole store: the broken run is listed as `unreadable` with its file and the reason, every other run
 // works as before, and a resumed job falls back to its previous checkpoint.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -97,6 +97,26 @@ describe('a torn status.json', () => {
       await expect(service.dispatch('resumeRun', { id: t.broken })).rejects.toThrow(t.path);
       await service.dispatch('deleteRun', { id: t.broken }); // a broken run can still be cleared away
       expect(((await service.dispatch('listRuns', {})) as { id: string }[]).map((r) => r.id)).toEqual([t.fine]);
+    } finally {
+      await service.close();
+    }
+  });
+});
+
+describe('a runs folder removed while the app is open', () => {
+  it('lists no runs, and the check for runs other processes left running goes on without a crash', async () => {
+    const t = storeWithTorn('status.json');
+    const service = new Service({
+      runsDir: t.runs,
+      userData: t.home,
+      transport: 'ws',
+      settings: settings(),
+      recoverEveryMs: 10,
+    });
+    try {
+      rmSync(t.runs, { recursive: true, force: true });
+      await new Promise((r) => setTimeout(r, 100)); // the check runs several times on the missing folder
+      expect(await service.dispatch('listRuns', {})).toEqual([]);
     } finally {
       await service.close();
     }

@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { fileSettings } from '../../engine/api';
 import { Service } from '../../engine/api/service';
 import { generateWorld } from '../../engine/data';
@@ -96,6 +96,7 @@ describe.skipIf(skip)(`child runs as Slurm jobs${skip ? ` (skipped: ${skip})` : 
       transport: 'ws',
       worker: workerCommand(),
     });
+    onTestFinished(() => service.close()); // its watch timer must not outlive the test's folder
     const config = (executor: 'local' | 'slurm') =>
       RunConfig.parse({
         kind: 'experiment',
@@ -279,6 +280,7 @@ describe.skipIf(skip)(`child runs as Slurm jobs${skip ? ` (skipped: ${skip})` : 
       transport: 'ws',
       worker: workerCommand(),
     });
+    onTestFinished(() => service.close()); // its watch timer must not outlive the test's folder
     const tiny = join(work, 'tiny-world'); // a real dataset: bad data is refused before the run exists
     generateWorld(tiny, { seed: 1, splits: { train: 8, val: 4, test: 12 } });
     const exp = await service.startRun({

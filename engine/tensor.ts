@@ -1,5 +1,5 @@
 // In-memory float tensors and the [N, D] embedding matrix every alignment step consumes.
-import { InputError } from '../errors';
+import { InputError } from './errors';
 
 export type FloatArray = Float32Array | Float64Array;
 export type FloatDtype = 'float32' | 'float64';
