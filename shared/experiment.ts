@@ -193,6 +193,7 @@ export type ArmResult = {
   select?: SelectPolicy; // that policy (absent in older results: last)
   lr?: number; // the peak learning rate of its schedule (absent in older results)
   lrReached?: number; // the highest lr it reached: below lr when its warmup did not finish (absent in older results)
+  lambEff?: number; // the λ_eff its training resolved and recorded (JEPA arms; absent for NTP and in older results)
   diverged?: string; // set when the arm diverged (NaN/Inf): why; `epoch` is then its last good checkpoint's
   r1: Interval;
   r5: Interval;

@@ -53,7 +53,7 @@ const TrainFields = z.object({
   epochs: z.number().int().min(1).default(8),
   batch: z.number().int().min(2).default(64), // photos per step
   // SIGReg weight: give λ, or λ_eff = λ·N·world_size (N = samples in one SIGReg call) to keep the experiment when
-  // the batch changes. Neither: λ = .02 (stable-pretraining default).
+  // the batch changes. Neither: DEFAULT_LAMB.
   lamb: z.number().positive().optional(),
   lambEff: z.number().positive().optional(),
   loss: z.enum(['sp', 'paper']).default('sp'), // sp: inv + λ·SIGReg(all views pooled); paper: (1−λ)inv + λ·mean_v SIGReg(view v)
@@ -108,8 +108,9 @@ export const DEFAULT_WARMUP = 50;
 export const warmupFor = (c: { warmupSteps?: number }, totalSteps: number): number =>
   c.warmupSteps ?? Math.min(DEFAULT_WARMUP, Math.ceil(totalSteps / 10));
 
+// λ or λ_eff, never both: the one statement of the rule, for config files, the form and the CLI's flags alike.
 const oneLambda = (c: { lamb?: number; lambEff?: number }) => !(c.lamb !== undefined && c.lambEff !== undefined);
-const ONE_LAMBDA = { message: 'give lamb or lambEff, not both' };
+const ONE_LAMBDA = { message: 'λ_eff given with λ: give one, not both (λ_eff = λ·N·world_size)', path: ['lambEff'] };
 
 export const TrainConfig = TrainFields.refine(oneLambda, ONE_LAMBDA).refine(
   (c) => c.select !== 'val-pairs' || c.evaluation !== undefined,
@@ -148,12 +149,15 @@ export type TrainSettings = z.infer<typeof TrainSettings>;
 export const sigregN = (c: Pick<TrainConfig, 'loss' | 'batch' | 'views'>): number =>
   c.loss === 'sp' ? (c.views.globals + c.views.locals) * c.batch : c.batch;
 
+// λ when neither λ nor λ_eff is given: stable-pretraining's default.
+export const DEFAULT_LAMB = 0.02;
+
 export type ResolvedLambda = { lamb: number; lambEff: number; sigregN: number; worldSize: number };
 export type LambdaInput = Pick<TrainConfig, 'loss' | 'batch' | 'views' | 'worldSize' | 'lamb' | 'lambEff'>;
 export function resolveLambda(c: LambdaInput): ResolvedLambda {
   const n = sigregN(c),
     ws = c.worldSize;
-  const lamb = c.lamb ?? (c.lambEff !== undefined ? c.lambEff / (n * ws) : 0.02);
+  const lamb = c.lamb ?? (c.lambEff !== undefined ? c.lambEff / (n * ws) : DEFAULT_LAMB);
   return { lamb, lambEff: lamb * n * ws, sigregN: n, worldSize: ws };
 }
 
@@ -162,7 +166,12 @@ export function resolveLambda(c: LambdaInput): ResolvedLambda {
 export type DraftLambda = Pick<TrainConfig, 'loss' | 'batch'> &
   Partial<Pick<TrainConfig, 'lamb' | 'lambEff' | 'views' | 'worldSize'>>;
 export function resolveDraftLambda(s: DraftLambda): ResolvedLambda & { views: number } {
-  const views = s.views ?? TrainFields.shape.views.parse(undefined);
-  const worldSize = s.worldSize ?? TrainFields.shape.worldSize.parse(undefined);
+  const views = s.views ?? TRAIN_DEFAULTS.views;
+  const worldSize = s.worldSize ?? TRAIN_DEFAULTS.worldSize;
   return { ...resolveLambda({ ...s, views, worldSize }), views: views.globals + views.locals };
 }
+
+// Every training setting at its default, read from the schema: what the form starts from and the CLI's help names.
+export const TRAIN_DEFAULTS: TrainSettings = TrainSettings.parse({});
+// λ_eff of the defaults (λ .02 · N 512 · world_size 1 = 10.24): what the form's λ_eff field starts at.
+export const DEFAULT_LAMB_EFF = resolveLambda(TRAIN_DEFAULTS).lambEff;

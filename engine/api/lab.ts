@@ -155,7 +155,7 @@ export async function inspectPhotoViews(q: ApiArgs<'photoViews'>, runDir: string
     ? runTokenizer(runDir)
     : { tk: datasetTokenizer(q.path, ds), views: ViewConfig.parse({}), maxLen: 64 };
   const captions = im.captions.map((c) => c.text);
-  const arms = photoViews(tk, captions, views, q.seed, im.id, maxLen);
+  const arms = photoViews(tk, captions, { views, seed: q.seed, photo: im.id, maxLen });
   // Per view: the whole source caption's tokens, the kept span [start, end) and which of its tokens were masked.
   const captionTokens = captions.map((t) => {
     const ids = captionIds(tk, t, maxLen); // as photoViews cuts them

@@ -31,6 +31,7 @@ import {
 } from './lab';
 import { datasetsDir, type SettingsStore } from './settings';
 import { fingerprint, fingerprintChanges, readFingerprint, writeFingerprint } from '../data/fingerprint';
+import { APP_NAME, APP_VERSION } from '../version';
 
 // runsDir: where runs are stored; userData: the app's user-data folder (the lab's datasets/); worker: how to start
 // a job's process (default: engine/worker under tsx, or the Electron bundle's worker.js); confine: keep the paths
@@ -115,7 +116,7 @@ export class Service implements Api {
 
   async version(): Promise<ApiResults['version']> {
     return {
-      app: 'prh-workbench 0.1.0',
+      app: `${APP_NAME} ${APP_VERSION}`,
       node: process.version,
       runsDir: this.store.root,
       concurrency: this.scheduler.concurrency,

@@ -12,11 +12,12 @@ import { registerImage } from './image';
 import { registerExperiment } from './experiment';
 import { registerSlurm } from './slurm';
 import { registerMatch } from './match';
+import { APP_VERSION } from '../version';
 
 let exitCode = 0;
 const program = new Command('prh')
   .description('prh-workbench: good views vs bad views vs next-token prediction, and the theory behind them')
-  .version('0.1.0')
+  .version(APP_VERSION)
   .showHelpAfterError()
   .exitOverride();
 

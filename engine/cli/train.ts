@@ -2,9 +2,8 @@
 import { join, resolve } from 'node:path';
 import { SingleBar, Presets } from 'cli-progress';
 import type { Command } from 'commander';
-import { ARMS, PRESET_NAMES, TrainConfig } from '../../shared/train';
+import { ARMS, DEFAULT_LAMB, PRESET_NAMES, TRAIN_DEFAULTS as D, TrainConfig } from '../../shared/train';
 import { writeJsonAtomic } from '../atomic';
-import { InputError } from '../errors';
 import { claim, heartbeat, HEARTBEAT_MS, release } from '../runs';
 import { BACKENDS, train } from '../train';
 import { EXIT, numberOption, parseFlags } from './output';
@@ -26,36 +25,39 @@ const TRAIN_FLAGS = [
   'backend',
   'vocabSize',
 ] as const;
+// The help names each default as the schema holds it (TRAIN_DEFAULTS); the flags set nothing themselves, so a
+// config's own values and the schema's defaults are the only sources.
 export const addTrainingOptions = (c: Command): Command =>
   c
-    .option('--preset <name>', PRESET_NAMES.join(' | '))
-    .option('--epochs <n>', 'epochs', num('epochs'))
-    .option('--batch <n>', 'photos per step', num('batch'))
-    .option('--lamb <x>', 'SIGReg weight λ (default .02)', num('lamb'))
+    .option('--preset <name>', `${PRESET_NAMES.join(' | ')} (default ${D.preset})`)
+    .option('--epochs <n>', `epochs (default ${D.epochs})`, num('epochs'))
+    .option('--batch <n>', `photos per step (default ${D.batch})`, num('batch'))
+    .option('--lamb <x>', `SIGReg weight λ (default ${DEFAULT_LAMB})`, num('lamb'))
     .option(
       '--lamb-eff <x>',
-      'effective SIGReg weight λ·N·world_size (keeps the experiment when the batch changes)',
+      'effective SIGReg weight λ·N·world_size (keeps the experiment when the batch changes); not with --lamb',
       num('lamb-eff'),
     )
-    .option('--loss <variant>', 'sp (inv + λ·SIGReg pooled) | paper ((1−λ)inv + λ·mean per-view SIGReg)')
-    .option('--slices <n>', 'SIGReg directions per step', num('slices'))
-    .option('--lr <x>', 'peak learning rate', num('lr'))
-    .option('--clip <x>', 'gradient-norm clip', num('clip'))
+    .option(
+      '--loss <variant>',
+      `sp (inv + λ·SIGReg pooled) | paper ((1−λ)inv + λ·mean per-view SIGReg) (default ${D.loss})`,
+    )
+    .option('--slices <n>', `SIGReg directions per step (default ${D.slices})`, num('slices'))
+    .option('--lr <x>', `peak learning rate (default ${D.lr})`, num('lr'))
+    .option('--clip <x>', `gradient-norm clip (default ${D.clip ?? 'off'})`, num('clip'))
     .option(
       '--select <policy>',
-      'checkpoint scored: last | val-loss | val-pairs (an experiment: the best map R@1 on the fit pairs, two folds); never test',
+      `checkpoint scored: last | val-loss | val-pairs (an experiment: the best map R@1 on the fit pairs, two folds); never test (default ${D.select})`,
     )
-    .option('--backend <name>', BACKENDS.join(' | '))
+    .option('--backend <name>', `${BACKENDS.join(' | ')} (default ${D.backend})`)
     .option(
       '--vocab-size <n>',
       'vocabulary of the trained WordPiece (default: chosen from the training captions)',
       num('vocab-size'),
     );
-export function trainingSettings(o: Record<string, unknown>): Record<string, unknown> {
-  if (o.lamb !== undefined && o.lambEff !== undefined)
-    throw new InputError('--lamb and --lamb-eff: give one, not both (λ_eff = λ·N·world_size)');
-  return Object.fromEntries(TRAIN_FLAGS.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]));
-}
+// The flags given, as TrainConfig fields; the schema checks them (λ or λ_eff, not both, is its rule).
+export const trainingSettings = (o: Record<string, unknown>): Record<string, unknown> =>
+  Object.fromEntries(TRAIN_FLAGS.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]));
 
 export function registerTrain(program: Command, setExit: (code: number) => void): void {
   addTrainingOptions(program.command('train'))

@@ -203,7 +203,7 @@ function readBuilt(out: string): { manifest: WorldEncoderManifest; bytes: Buffer
 }
 
 const ceiling: CeilingOf = async (ds, emb, ids) => {
-  const c = await splitCeiling(ds, emb, ids, CEILING_DIM, 10);
+  const c = await splitCeiling(ds, { emb, ids }, { dim: CEILING_DIM, k: 10 });
   return c && { r1: c.r1, mknn: c.mknn, dim: c.dim };
 };
 

@@ -7,7 +7,7 @@ import { InputError } from '../errors';
 import { readJson } from '../json-file';
 import { readNpyTensor, writeNpy } from './npy';
 import { readSafetensors, safetensorsNames, writeSafetensors } from './safetensors';
-import { type Embeddings, type Tensor, asEmbeddings } from './tensor';
+import { type Embeddings, type Tensor, asEmbeddings } from '../tensor';
 
 export type EmbeddingFile = { path: string; tensor: string | null; emb: Embeddings; ids: string[] | null };
 

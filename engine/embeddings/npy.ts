@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { writeFileAtomic } from '../atomic';
 import { InputError } from '../errors';
-import { type Embeddings, type Tensor, asEmbeddings, assertFinite, dtypeOf, numel } from './tensor';
+import { type Embeddings, type Tensor, asEmbeddings, assertFinite, dtypeOf, numel } from '../tensor';
 
 const MAGIC = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59]; // "\x93NUMPY"
 

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { writeFileAtomic } from '../atomic';
 import { InputError } from '../errors';
 import { parseJson } from '../json-file';
-import { type Tensor, assertFinite, dtypeOf, numel } from './tensor';
+import { type Tensor, assertFinite, dtypeOf, numel } from '../tensor';
 
 const Entry = z.object({
   dtype: z.string(),

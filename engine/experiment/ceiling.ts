@@ -24,15 +24,15 @@ const concepts = (im: Dataset['images'][number]): string[] =>
       ]
     : [];
 
+// The oracle text side's width, the mutual k-NN's k, and the seed of its random projection.
+export type CeilingOptions = { dim: number; k: number; seed?: number };
+
 /** The ceiling of image embeddings `emb` (rows named by `ids`, any of the dataset's photos) on the dataset's own
  *  val (fit) and test (scored) photos: what `prh world build-encoder` records for an encoder it probes. */
 export function splitCeiling(
   dataset: Dataset,
-  emb: Embeddings,
-  ids: string[],
-  dim: number,
-  k: number,
-  seed = 0,
+  { emb, ids }: { emb: Embeddings; ids: string[] },
+  opts: CeilingOptions,
 ): Promise<Ceiling | null> {
   const splitOf = new Map(dataset.images.map((im) => [im.id, im.split]));
   const side = (split: 'val' | 'test'): Side => {
@@ -41,15 +41,13 @@ export function splitCeiling(
     rows.forEach((r, j) => data.set(emb.data.subarray(r * emb.dim, (r + 1) * emb.dim), j * emb.dim));
     return { emb: { rows: rows.length, dim: emb.dim, data }, ids: rows.map((r) => ids[r]) };
   };
-  return imageCeiling(dataset, { val: side('val'), test: side('test') }, dim, k, seed);
+  return imageCeiling(dataset, { val: side('val'), test: side('test') }, opts);
 }
 
 export async function imageCeiling(
   dataset: Dataset,
   images: { val: Side; test: Side },
-  dim: number,
-  k: number,
-  seed = 0,
+  { dim, k, seed = 0 }: CeilingOptions,
 ): Promise<Ceiling | null> {
   if (!dataset.images.every((im) => im.split === 'train' || im.state)) return null; // real photos: no oracle
   const vocab = new Map<string, number>();

@@ -19,6 +19,7 @@ import { writeReport } from '../report';
 import { readMetricsFile, type JobContext, type RunStore } from '../runs';
 import { experimentReport } from '../../shared/experiment-figures';
 import type { Dataset } from '../../shared/dataset';
+import { isJepaArm } from '../../shared/train';
 import { imageCeiling } from './ceiling';
 import { scoreGrid } from './grid';
 import type { ImageArms } from './image-arms';
@@ -56,15 +57,21 @@ function histogram(ranks: number[]): number[] {
   return counts;
 }
 
+// What scoring an experiment reads besides its config: the dataset, the image side, the arms' run store and ids
+// (childKey -> run id), when it started (ms since the epoch) and, for a 2x2, its image arms.
+export type FinalInputs = {
+  dataset: Dataset;
+  img: ImageSide;
+  store: RunStore;
+  children: Record<string, string>;
+  t0: number;
+  imageArms?: ImageArms | null;
+};
+
 export async function finalize(
   ctx: JobContext<ExperimentConfig>,
   c: ExperimentConfig,
-  dataset: Dataset,
-  img: ImageSide,
-  store: RunStore,
-  children: Record<string, string>,
-  t0: number,
-  imageArms: ImageArms | null = null,
+  { dataset, img, store, children, t0, imageArms = null }: FinalInputs,
 ): Promise<ExperimentResult> {
   const layout = experimentLayout(ctx.runDir);
   const images = { val: readSide(img.val), test: readSide(img.test) };
@@ -148,7 +155,11 @@ export async function finalize(
         });
       const full = sw.summary.find((s) => s.n === nFit)!;
       // What its training said of itself (a warmup it never finished, a loss that exploded), and the lr it reached.
-      const trained = store.get(id).result as { lrReached?: number | null; warnings?: string[] } | null;
+      const trained = store.get(id).result as {
+        lrReached?: number | null;
+        lambEff?: number;
+        warnings?: string[];
+      } | null;
       for (const w of trained?.warnings ?? []) warnings.add(`${arm} (seed ${seed}): ${w}`);
       arms.push({
         arm,
@@ -158,6 +169,7 @@ export async function finalize(
         select: c.train.select,
         lr: armLr(c, arm),
         ...(typeof trained?.lrReached === 'number' ? { lrReached: trained.lrReached } : {}),
+        ...(isJepaArm(arm) && typeof trained?.lambEff === 'number' ? { lambEff: trained.lambEff } : {}),
         ...(diverged ? { diverged } : {}),
         r1: interval('imageToText.r1', arm)!,
         r5: interval('imageToText.r5', arm)!,
@@ -199,7 +211,7 @@ export async function finalize(
   const nTest = pairs!.test.end - pairs!.test.start;
   if (grid)
     for (const [image, side] of gridImages) {
-      const cl = await imageCeiling(dataset, side, pairs!.text.dim, c.eval.k, c.eval.seed);
+      const cl = await imageCeiling(dataset, side, { dim: pairs!.text.dim, k: c.eval.k, seed: c.eval.seed });
       if (cl) (grid.ceilings ??= []).push({ image, r1: cl.r1, mknn: cl.mknn });
     }
   const result: ExperimentResult = {
@@ -217,7 +229,7 @@ export async function finalize(
       ...(img.encoder.spec ? { tensor: img.encoder.spec.embedding.tensor, pool: img.encoder.spec.embedding.pool } : {}),
     },
     pairs: { fit: pairs!.fit.end, test: nTest, freeParameters: freeParameters(img.encoder.dim, pairs!.text.dim) },
-    ceiling: await imageCeiling(dataset, images, pairs!.text.dim, c.eval.k, c.eval.seed),
+    ceiling: await imageCeiling(dataset, images, { dim: pairs!.text.dim, k: c.eval.k, seed: c.eval.seed }),
     seconds: (Date.now() - t0) / 1000,
     warnings: [...warnings],
     ...(grid ? { grid } : {}),

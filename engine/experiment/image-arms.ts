@@ -19,8 +19,10 @@ import { fitVitPooler, sha256, type PoolerRecipe } from '../image';
 import { readJson } from '../json-file';
 import { exportVitOnnx, type ViTShape } from '../models';
 import {
+  IMAGE_JEPA_BASE,
   ImageJepaRecipe,
   firstRenders,
+  imageLamb,
   initBackend,
   renderPool,
   trainImageJepa,
@@ -31,30 +33,14 @@ import { embedImageSide, type ImageSide, type Photos } from './images';
 import type { ExperimentLayout } from './layout';
 import { PATCH, type RenderableWorld } from './world-scenes';
 
-// Both arms' image JEPA at the world encoder's first (crops-only) recipe: the 2x2 compares views, so the arms share
-// one plain ViT recipe and differ only in what a view is (no conv stem, no object term: those are the shipped world
-// encoder's, docs/world-encoder-log.md "Objects that keep shape and colour"). λ is for V·B = 4·32 (see
-// imageArmRecipe): λ·N ≈ 10 as the text arms' 0.02·512. Crops keep ≥ 80% of the area (at 60% they zoom objects across size classes
-// and shift them across cells), no flips (captions say left/right), no hue jitter (captions name colours); position
-// std 1 (at .02 the CLS carried no position).
-const ARM_JEPA = {
-  posStd: 1,
-  projector: { norm: [true, false], act: 'gelu' },
-  views: { scale: [0.8, 1], ratio: [0.9, 1.1], flip: 0, brightness: 0.2, contrast: 0.2, noise: 0.04 },
-  V: 4,
-  batch: 32,
-  lr: 2e-3,
-  warmupSteps: 30,
-  minLr: 0.05,
-  weightDecay: 0.05,
-  lamb: 0.08,
-  slices: 256,
-  clip: 1,
-} as const;
+// Both arms train IMAGE_JEPA_BASE, the world encoder's first (crops-only) recipe: the 2x2 compares views, so the
+// arms share one plain ViT recipe and differ only in what a view is (no conv stem, no object term: those are the
+// shipped world encoder's, docs/world-encoder-log.md "Objects that keep shape and colour"). Warmup 30 steps.
+const ARM_WARMUP = 30;
 
-/** The image JEPA of both arms: ARM_JEPA at the config's size, steps and seed. */
+/** The image JEPA of both arms: IMAGE_JEPA_BASE at the config's size, batch, steps and seed, λ for that batch. */
 function imageArmRecipe(v: ImageViews, imageSize: number): ImageJepaRecipe {
-  const base = ARM_JEPA;
+  const base = IMAGE_JEPA_BASE;
   const h = v.hidden;
   return ImageJepaRecipe.parse({
     ...base,
@@ -62,13 +48,13 @@ function imageArmRecipe(v: ImageViews, imageSize: number): ImageJepaRecipe {
     projector: { ...base.projector, dims: [4 * h, h] },
     batch: v.batch,
     steps: v.steps,
-    warmupSteps: Math.min(base.warmupSteps, Math.floor(v.steps / 10)),
-    lamb: (base.lamb * base.V * base.batch) / (base.V * v.batch), // λ·N constant
+    warmupSteps: Math.min(ARM_WARMUP, Math.floor(v.steps / 10)),
+    lamb: imageLamb({ V: base.V, batch: v.batch }),
     seed: v.seed,
   });
 }
 
-// The read-out of the crops-only ViT ARM_JEPA comes from: CLS + 4x4 region means whitened to 192 (its best among
+// The read-out of the crops-only ViT IMAGE_JEPA_BASE trains: CLS + 4x4 region means whitened to 192 (its best among
 // grids 3/4/8 and dims 64-512, docs/world-encoder-log.md). Its own: the shipped world encoder's position-free
 // read-out suits that encoder's object training, not scene views.
 const ARM_POOLER = { grid: 4, dims: 192 } as const;

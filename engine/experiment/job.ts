@@ -94,7 +94,7 @@ export const experimentJob: Job<ExperimentConfig> = async (ctx) => {
   }
 
   ctx.progress(0, 1, 'comparing arms');
-  const result = await finalize(ctx, c, dataset, side, store, children, t0, grid);
+  const result = await finalize(ctx, c, { dataset, img: side, store, children, t0, imageArms: grid });
   ctx.progress(1, 1, 'done');
   return { status: 'done', result };
 };

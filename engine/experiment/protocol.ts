@@ -45,13 +45,11 @@ export const openExperimentData = (
   c: Pick<ExperimentConfig, 'data' | 'images' | 'splitSeed' | 'eval'>,
 ): OpenedDataset => openDataset(c.data, { imagesDir: c.images, split: experimentSplit(c) });
 
+// n of a split's photos, a seeded subset; `flag` and `source` name the request and the data in the error.
 function take(
   photos: DatasetImage[],
   n: number | undefined,
-  split: Split,
-  flag: string,
-  seed: number,
-  source: string,
+  { split, flag, seed, source }: { split: Split; flag: string; seed: number; source: string },
 ): DatasetImage[] {
   if (n === undefined || n === photos.length) return photos;
   if (n > photos.length) throw new InputError(`${flag} ${n}: ${source} has ${photos.length} ${split} photos`);
@@ -74,8 +72,18 @@ export function protocolPhotos(
       );
   }
   const of = (s: Split) => opened.dataset.images.filter((im) => im.split === s);
-  const fit = take(of('val'), c.eval.fitPairs, 'val', '--fit-pairs', c.splitSeed, c.data);
-  const test = take(of('test'), c.eval.testPairs, 'test', '--test-pairs', c.splitSeed, c.data);
+  const fit = take(of('val'), c.eval.fitPairs, {
+    split: 'val',
+    flag: '--fit-pairs',
+    seed: c.splitSeed,
+    source: c.data,
+  });
+  const test = take(of('test'), c.eval.testPairs, {
+    split: 'test',
+    flag: '--test-pairs',
+    seed: c.splitSeed,
+    source: c.data,
+  });
   if (fit.length < 2 || test.length <= c.eval.k)
     throw new InputError(
       `${c.data}: ${fit.length} fit (val) and ${test.length} test photos; an experiment needs at least 2 fit pairs and more test pairs than ` +

@@ -1,5 +1,5 @@
 // Dense row-major float64 matrices: the one layout every linalg and metric routine here takes.
-import type { Embeddings } from '../embeddings';
+import type { Embeddings } from '../tensor';
 
 // A: [rows, cols] row-major; A[i, j] = data[i*cols + j].
 export type Mat = { rows: number; cols: number; data: Float64Array };

@@ -1,7 +1,7 @@
 // Best pair of layers (platonic-rep measure_alignment.compute_score): score every (i, j) layer pair of two
 // [L, N, D] stacks on L2-normalised rows and keep the maximum. The best starts at 0, so when every score is
 // <= 0 (or degenerate) the answer is (0, none), as in the reference.
-import type { Embeddings } from '../embeddings';
+import type { Embeddings } from '../tensor';
 import { type Mat, normalizeRows, takeRows } from '../linalg';
 
 export type LayerPairScore = { score: number; i: number | null; j: number | null; grid: (number | null)[][] };

@@ -5,6 +5,7 @@
 // seeded streams.
 import * as tf from '@tensorflow/tfjs';
 import { z } from 'zod';
+import { DEFAULT_LAMB_EFF } from '../../shared/train';
 import { SP_GRID } from '../metrics';
 import {
   ProjectorConfig,
@@ -83,6 +84,28 @@ export const ImageJepaRecipe = z
     message: 'objects.aloneSteps is at most steps (= steps: the object term alone throughout)',
   });
 export type ImageJepaRecipe = z.infer<typeof ImageJepaRecipe>;
+
+// The crop-view image JEPA that the 2x2's image arms and the world encoder share: 4 views of 32 images a step, crops
+// keeping ≥ 80% of the area (at 60% they zoom objects across size classes and shift them across cells), no flips
+// (captions say left/right), no hue jitter (captions name colours), position table std 1 (at .02 the CLS carried no
+// position). Size, steps, warmup, seed and object term are each user's own; λ comes from imageLamb.
+export const IMAGE_JEPA_BASE = {
+  posStd: 1,
+  projector: { norm: [true, false], act: 'gelu' },
+  views: { scale: [0.8, 1], ratio: [0.9, 1.1], flip: 0, brightness: 0.2, contrast: 0.2, noise: 0.04 },
+  V: 4,
+  batch: 32,
+  lr: 2e-3,
+  minLr: 0.05,
+  weightDecay: 0.05,
+  slices: 256,
+  clip: 1,
+} as const;
+
+// λ of an image JEPA of V views of `batch` images: λ_eff / (V·batch), SIGReg's N being every projection of a step;
+// λ_eff the text arms' (DEFAULT_LAMB_EFF, 10.24), so both sides' SIGReg weigh alike (4·32 images: λ = .08).
+export const imageLamb = (r: { V: number; batch: number }, lambEff: number = DEFAULT_LAMB_EFF): number =>
+  lambEff / (r.V * r.batch);
 
 // objectNce: the object term's InfoNCE (an InfoNCE object term only)
 export const ImageStep = z.object({

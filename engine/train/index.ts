@@ -31,16 +31,28 @@ export {
 } from './checkpoint';
 export { buildCorpus, type Corpus } from './corpus';
 export type { JepaLoss } from './lejepa';
-export { drawBatch, viewBatch, textBatch, jepaLoss, textLoss, stepLoss, type Model, type Special } from './objective';
+export {
+  drawBatch,
+  viewBatch,
+  textBatch,
+  jepaLoss,
+  textLoss,
+  stepLoss,
+  type BatchSource,
+  type Model,
+  type Special,
+} from './objective';
 export { embedSplit, embedCaptions, type SplitEmbeddings } from './embed';
 export { photoViews, type DecodedView } from './photo-views';
 export { trainJob, type TrainJobContext } from './job';
 export {
   ImageJepaRecipe,
   calibrateStemOn,
+  IMAGE_JEPA_BASE,
   initImageJepa,
   initImageVit,
   imageJepaLoss,
+  imageLamb,
   stepImages,
   trainImageJepa,
   type ImageStep,

@@ -6,6 +6,7 @@ import * as tf from '@tensorflow/tfjs';
 import { describeAdapter } from '../../shared/gpu';
 import {
   armSteps,
+  DEFAULT_LAMB,
   isJepaArm,
   lrReached,
   resolveLambda,
@@ -20,10 +21,10 @@ import { PRESETS, TrainRng, backboneParams, initEncoder, initProjector, type Enc
 import { corpusVocabSize, loadTokenizer, saveTokenizer, trainWordPiece, vocabCoverage, type Tokenizer } from '../text';
 import { initBackend, type BackendInfo } from './backend';
 import { listCheckpoints, loadCheckpoint, saveCheckpoint, selectCheckpoint, type Selected } from './checkpoint';
-import { buildCorpus, type Corpus } from './corpus';
+import { buildCorpus } from './corpus';
 import { embedSplit, type SplitEmbeddings } from './embed';
 import type { JepaLoss } from './lejepa';
-import { drawBatch, stepLoss, type Model, type Special } from './objective';
+import { drawBatch, stepLoss, type BatchSource, type Model, type Special } from './objective';
 import { createAdamW, lrAt, optimizerStep, type Schedule } from './optimizer';
 
 export type EpochEmbeddings = { val: SplitEmbeddings | null; test: SplitEmbeddings | null };
@@ -108,15 +109,10 @@ export function buildModel(encoder: EncoderConfig, vocab: number, jepa: boolean,
   return { cfg: encoder, params };
 }
 
-// The mean loss of fixed-seed batches of the val photos (identical across epochs, so curves compare).
-async function validationLoss(
-  m: Model,
-  corpus: Corpus,
-  c: TrainConfig,
-  L: JepaLoss,
-  sp: Special,
-): Promise<number | null> {
-  const photos = corpus.splits.val;
+// The mean loss of fixed-seed batches of the val photos (identical across epochs, so curves compare), drawn as the
+// training batches are (the same source: the encoder's sequence length).
+async function validationLoss(m: Model, source: BatchSource, c: TrainConfig, L: JepaLoss): Promise<number | null> {
+  const photos = source.corpus.splits.val;
   if (photos.length < 2) return null;
   let sum = 0,
     n = 0;
@@ -124,7 +120,7 @@ async function validationLoss(
     const chunk = photos.subarray(s, Math.min(photos.length, s + c.batch));
     if (chunk.length < 2) break;
     const rng = TrainRng.seeded(c.seed, 'val', s);
-    const batch = drawBatch(corpus, chunk, c.arm, c.views, rng, sp, c.maxLen);
+    const batch = drawBatch(source, chunk, c.arm, rng);
     // SIGReg's N follows the batch, so a short last chunk is weighted by its photos
     const t = tf.tidy(() => stepLoss(m, batch, L, 0x7fffffff - s, c.views.globals).loss);
     const v = (await t.data())[0];
@@ -245,6 +241,7 @@ export async function train(
       `SIGReg λ = ${lambda.lamb.toPrecision(4)}, λ_eff = λ·N·world_size = ${lambda.lamb.toPrecision(4)}·${lambda.sigregN}·${lambda.worldSize} = ${lambda.lambEff.toPrecision(4)} (${c.loss} loss, ${c.slices} slices)`,
     );
 
+  const source: BatchSource = { corpus, views: c.views, special: sp, maxLen: encoder.maxLen };
   for (let epoch = startEpoch; epoch < c.epochs; epoch++) {
     const t0 = performance.now();
     const order = TrainRng.seeded(c.seed, 'order', epoch).permutation(nTrain);
@@ -252,15 +249,7 @@ export async function train(
     for (let i = 0; i < stepsPerEpoch; i++, step++) {
       if (hooks.signal?.aborted) return { status: 'cancelled', setup, epochs };
       const photos = Int32Array.from(order.subarray(i * c.batch, (i + 1) * c.batch), (j) => corpus.splits.train[j]);
-      const batch = drawBatch(
-        corpus,
-        photos,
-        c.arm,
-        c.views,
-        TrainRng.seeded(c.seed, 'batch', step),
-        sp,
-        encoder.maxLen,
-      );
+      const batch = drawBatch(source, photos, c.arm, TrainRng.seeded(c.seed, 'batch', step));
       const lr = lrAt(sched, step);
       const {
         values: parts,
@@ -280,7 +269,7 @@ export async function train(
         lambda.lamb * parts.sigreg > SIGREG_DOMINATES * parts.inv
       )
         warn(
-          `λ·SIGReg = ${(lambda.lamb * parts.sigreg).toPrecision(3)} is over ${SIGREG_DOMINATES.toExponential(0)} × the invariance term ${parts.inv.toPrecision(3)} at the first step: the views barely shape the encoder (λ = ${lambda.lamb.toPrecision(3)}; the default is .02)`,
+          `λ·SIGReg = ${(lambda.lamb * parts.sigreg).toPrecision(3)} is over ${SIGREG_DOMINATES.toExponential(0)} × the invariance term ${parts.inv.toPrecision(3)} at the first step: the views barely shape the encoder (λ = ${lambda.lamb.toPrecision(3)}; the default is ${DEFAULT_LAMB})`,
         );
       lossSum += parts.loss;
       firstLoss ??= parts.loss;
@@ -289,7 +278,7 @@ export async function train(
       await new Promise((r) => setImmediate(r)); // lets cancel signals and progress events through
     }
     const seconds = (performance.now() - t0) / 1000;
-    const valLoss = await validationLoss(model, corpus, c, L, sp);
+    const valLoss = await validationLoss(model, source, c, L);
     const emb: EpochEmbeddings = {
       val: await embedSplit(model, corpus, 'val', !jepa, sp),
       test: await embedSplit(model, corpus, 'test', !jepa, sp),

@@ -25,13 +25,14 @@ export type StepBatch = { kind: 'views'; views: ViewBatch } | { kind: 'text'; te
 
 export type Special = SpecialIds & { pad: number };
 
+// What a batch is drawn from: the tokenised captions, the view recipe, the special tokens and the sequence length.
+export type BatchSource = { corpus: Corpus; views: ViewConfig; special: Special; maxLen: number };
+
 export function viewBatch(
-  corpus: Corpus,
+  { corpus, views: cfg, special: sp }: BatchSource,
   photos: ArrayLike<number>,
   arm: 'good' | 'bad',
-  cfg: ViewConfig,
   rng: TrainRng,
-  sp: Special,
 ): ViewBatch {
   const B = photos.length,
     V = cfg.globals + cfg.locals;
@@ -43,12 +44,10 @@ export function viewBatch(
 
 // Bad views and NTP read one caption per photo per visit, drawn uniformly (docs/reference.md#splits); pair-NTP two distinct ones.
 export function textBatch(
-  corpus: Corpus,
+  { corpus, special: sp, maxLen }: BatchSource,
   photos: ArrayLike<number>,
   pair: boolean,
   rng: TrainRng,
-  sp: Special,
-  maxLen: number,
 ): TokenBatch {
   const seqs = Array.from(photos, (p) => {
     const caps = corpus.tokens[p];
@@ -69,18 +68,10 @@ export function textBatch(
   return packBatch(seqs);
 }
 
-export function drawBatch(
-  corpus: Corpus,
-  photos: ArrayLike<number>,
-  arm: Arm,
-  cfg: ViewConfig,
-  rng: TrainRng,
-  sp: Special,
-  maxLen: number,
-): StepBatch {
+export function drawBatch(src: BatchSource, photos: ArrayLike<number>, arm: Arm, rng: TrainRng): StepBatch {
   return arm === 'good' || arm === 'bad'
-    ? { kind: 'views', views: viewBatch(corpus, photos, arm, cfg, rng, sp) }
-    : { kind: 'text', text: textBatch(corpus, photos, arm === 'pair-ntp', rng, sp, maxLen) };
+    ? { kind: 'views', views: viewBatch(src, photos, arm, rng) }
+    : { kind: 'text', text: textBatch(src, photos, arm === 'pair-ntp', rng) };
 }
 
 // Backbone pooled features of every view, [V·B, d] in view-major order.

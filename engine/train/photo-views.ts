@@ -7,13 +7,12 @@ import { captionIds, decodeIds, makeViews, type Tokenizer, type View } from '../
 export type DecodedView = View & { tokens: string[]; kind: 'global' | 'local' };
 
 // Both arms use a stream keyed by the same (seed, photo), so any difference comes from the caption choice alone.
+// views: the recipe; seed and photo key the stream; maxLen: tokens per caption with [CLS]/[SEP].
+export type PhotoViewsOptions = { views: ViewConfig; seed: number; photo: string; maxLen?: number };
 export function photoViews(
   tk: Tokenizer,
   captions: readonly string[],
-  cfg: ViewConfig,
-  seed: number,
-  photoKey: string,
-  maxLen = 64,
+  { views: cfg, seed, photo: photoKey, maxLen = 64 }: PhotoViewsOptions,
 ): Record<'good' | 'bad', DecodedView[]> {
   const ids = captions.map((t) => captionIds(tk, t, maxLen));
   const arm = (a: 'good' | 'bad') =>

@@ -43,7 +43,14 @@ export function objectPool(
   });
   return {
     ...poolOf(objects.length, K, side, (i, k) =>
-      renderObjectPixels(objects[i].state, side, seed, objects[i].index, objects[i].j, k, keep),
+      renderObjectPixels(objects[i].state, {
+        size: side,
+        seed,
+        index: objects[i].index,
+        object: objects[i].j,
+        view: k,
+        keep,
+      }),
     ),
     kinds,
   };

@@ -1,5 +1,5 @@
 // What an experiment looks like on screen beyond its figures and tables (those are in shared/experiment-figures.ts,
-// shared with the run's report): which runs are finished experiments, and an ETA from progress events.
+// shared with the run's report): which runs are finished experiments, the λ_eff their training recorded, and an ETA from progress events.
 import type { ExperimentResult } from '../../shared/experiment';
 import type { Progress, RunState } from '../../shared/runs';
 
@@ -12,6 +12,10 @@ export const experimentResult = (s: RunState | undefined): ExperimentResult | nu
   isExperimentResult(s?.result) ? s.result : null;
 
 // ETA from the rate of progress events: a window of recent (time, done) samples, restarted when the phase changes.
+// The λ_eff an experiment's training resolved and recorded (its first JEPA arm's); null until an arm has one.
+export const recordedLambEff = (r: ExperimentResult | null): number | null =>
+  r?.arms.find((a) => a.lambEff !== undefined)?.lambEff ?? null;
+
 export type Rate = { samples: { t: number; done: number }[]; phase: string };
 export function observe(rate: Rate, p: Progress, now = Date.now()): void {
   const phase = `${p.message ?? ''}/${p.total}`;

@@ -4,7 +4,7 @@ import type { RunIndexEntry } from '../../shared/api';
 import type { ExperimentConfig } from '../../shared/experiment';
 import type { RunConfig, RunState } from '../../shared/runs';
 import { resolveLambda } from '../../shared/train';
-import { experimentResult } from './experiment';
+import { experimentResult, recordedLambEff } from './experiment';
 
 export type RunRow = {
   id: string;
@@ -16,7 +16,7 @@ export type RunRow = {
   arms: string[];
   epochs: number | null;
   batch: number | null;
-  lambEff: number | null;
+  lambEff: number | null; // as training recorded it; until then as configured
   seeds: number[];
   dataset: string;
   encoder: string;
@@ -67,8 +67,17 @@ function settings(c: RunConfig | null) {
   return { arms: [], epochs: null, batch: null, lambEff: null, seeds: [c.params.seed], dataset: '', encoder: '' };
 }
 
+// The λ_eff training resolved and recorded (a train run's result, an experiment's first JEPA arm); null before
+// there is one, when the row shows the configured value.
+function lambEffRecorded(s: RunState, result: ReturnType<typeof experimentResult>): number | null {
+  if (result) return recordedLambEff(result);
+  const r = s.kind === 'train' ? (s.result as { lambEff?: unknown } | null) : null;
+  return typeof r?.lambEff === 'number' ? r.lambEff : null;
+}
+
 export function runRow(s: RunState, e: RunIndexEntry | undefined): RunRow {
   const result = experimentResult(s);
+  const configured = settings(e?.config ?? null);
   const r1: Record<string, number> = {};
   for (const arm of new Set(result?.arms.map((a) => a.arm) ?? [])) {
     const of = result!.arms.filter((a) => a.arm === arm);
@@ -89,7 +98,8 @@ export function runRow(s: RunState, e: RunIndexEntry | undefined): RunRow {
     status: s.status,
     created: s.createdAt,
     progress: s.progress && s.progress.total ? s.progress.done / s.progress.total : null,
-    ...settings(e?.config ?? null),
+    ...configured,
+    lambEff: lambEffRecorded(s, result) ?? configured.lambEff,
     r1,
     lr,
     warmup: train?.warmupSteps ?? null,

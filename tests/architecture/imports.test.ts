@@ -1,6 +1,7 @@
 // The layering, checked on the repo's own import graph: no circle of files anywhere (nor of engine's folders);
-// the generic run machinery (engine/runs) imports no domain; the renderer imports nothing from the engine or the
-// Electron shell; shared/ (the contract) imports nothing from the others.
+// the layers in the order below (README "For developers"), each importing only from layers beneath it; the generic
+// run machinery (engine/runs) imports no domain; the renderer imports nothing from the engine or the Electron shell;
+// shared/ (the contract) imports nothing from the others.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findCycles, folderGraph, importGraph, relativeImports, resolveImport, type Graph } from './import-graph';
@@ -17,6 +18,39 @@ const engineFolder = (f: string) =>
     .split('/')
     .slice(0, f.split('/').length > 2 ? 2 : 1)
     .join('/');
+
+// The layers, lowest first: a unit (shared/, renderer/, electron/, an engine folder or a file directly in engine/)
+// imports from its own files and from units of lower layers, never from its own layer or above.
+const LAYERS: string[][] = [
+  ['shared', 'engine/errors', 'engine/random', 'engine/version'],
+  ['engine/tensor', 'engine/atomic', 'engine/child', 'engine/gpu', 'engine/json-file', 'engine/models'],
+  ['engine/embeddings', 'engine/linalg', 'engine/report', 'engine/runs', 'engine/text'],
+  ['engine/data', 'engine/metrics', 'engine/slurm', 'engine/theory'],
+  ['engine/align', 'engine/train'],
+  ['engine/image'],
+  ['engine/experiment'],
+  ['engine/worker'],
+  ['engine/api'],
+  ['engine/cli', 'electron', 'renderer'],
+];
+const unitOf = (f: string) => {
+  const p = f.split('/');
+  return p[0] !== 'engine' ? p[0] : p.length > 2 ? `${p[0]}/${p[1]}` : `engine/${p[1].replace(/\.ts$/, '')}`;
+};
+// Each import that breaks the order, "from -> to (layer i -> layer j)"; a unit in no layer is "<unit>: in no layer".
+function layerViolations(g: Graph, layers: string[][]): string[] {
+  const layer = new Map(layers.flatMap((units, i) => units.map((u) => [u, i] as const)));
+  const out = new Set<string>();
+  for (const [f, tos] of g)
+    for (const t of [f, ...tos]) if (!layer.has(unitOf(t))) out.add(`${unitOf(t)}: in no layer`);
+  for (const [f, tos] of g)
+    for (const t of tos) {
+      const [a, b] = [unitOf(f), unitOf(t)];
+      if (a !== b && layer.get(b)! >= layer.get(a)!)
+        out.add(`${f} -> ${t} (layer ${layer.get(a)} -> layer ${layer.get(b)})`);
+    }
+  return [...out].sort();
+}
 
 describe('the import scanner', () => {
   it('finds static, type, re-export, side-effect and dynamic imports, across lines, not in comments', () => {
@@ -71,6 +105,20 @@ describe('the repo', () => {
     expect(graph.get('engine/api/service.ts')).toContain('engine/runs/index.ts');
     expect(graph.get('engine/worker/jobs.ts')).toContain('engine/experiment/index.ts'); // import('../experiment')
     expect([...graph].some(([f, tos]) => f.endsWith('.vue') && tos.has('shared/api.ts'))).toBe(true);
+  });
+
+  it('imports only downwards through the layers, and every unit has its layer', () => {
+    expect(layerViolations(graph, LAYERS)).toEqual([]);
+    // not vacuous: an import upwards, one within a layer, and a unit nobody placed are each named
+    const g = graphOf({
+      'engine/linalg/matrix.ts': ['engine/train/loop.ts', 'engine/runs/store.ts'],
+      'engine/new/thing.ts': [],
+    });
+    expect(layerViolations(g, LAYERS)).toEqual([
+      'engine/linalg/matrix.ts -> engine/runs/store.ts (layer 2 -> layer 2)',
+      'engine/linalg/matrix.ts -> engine/train/loop.ts (layer 2 -> layer 4)',
+      'engine/new: in no layer',
+    ]);
   });
 
   it('has no import circle', () => {

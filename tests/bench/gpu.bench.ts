@@ -66,7 +66,12 @@ async function trainWorker(s: Spec): Promise<Record<string, unknown>> {
     losses: number[] = [];
   for (let step = 0; step < s.steps; step++) {
     const photos = Int32Array.from({ length: s.batch }, (_, i) => corpus.splits.train[step * s.batch + i]);
-    const batch = drawBatch(corpus, photos, 'good', views, TrainRng.seeded(0, 'batch', step), sp, enc.maxLen);
+    const batch = drawBatch(
+      { corpus, views, special: sp, maxLen: enc.maxLen },
+      photos,
+      'good',
+      TrainRng.seeded(0, 'batch', step),
+    );
     const t0 = performance.now();
     const r = await optimizerStep(opt, model.params, () => stepLoss(model, batch, L, step, views.globals), null, 1e-3);
     ms.push(performance.now() - t0);

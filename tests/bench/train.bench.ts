@@ -188,13 +188,10 @@ async function runArm(spec: ArmSpec): Promise<Record<string, unknown>> {
   const draw = (step: number) => {
     const photos = order.subarray(step * spec.batch, (step + 1) * spec.batch);
     return drawBatch(
-      corpus,
+      { corpus, views, special: cf.special, maxLen: encoder.maxLen },
       photos,
       spec.arm as Arm,
-      views,
       TrainRng.seeded(SEED, 'batch', step),
-      cf.special,
-      encoder.maxLen,
     );
   };
   for (let step = 0; step < spec.steps; step++) {

@@ -104,13 +104,16 @@ describe('world object views', () => {
 
   it('draws one object alone, a different place per view, deterministic per (seed, scene, object, view)', () => {
     expect(multi).toBeGreaterThanOrEqual(0);
-    const px = (j: number, view: number) => Buffer.from(renderObjectPixels(scenes[multi], S, 7, multi, j, view));
+    const px = (j: number, view: number) =>
+      Buffer.from(renderObjectPixels(scenes[multi], { size: S, seed: 7, index: multi, object: j, view }));
     expect(px(1, 2).equals(px(1, 2))).toBe(true);
     expect(px(1, 2).equals(px(1, 3))).toBe(false);
     expect(px(0, 2).equals(px(1, 2))).toBe(false);
     const largest = 0.44 * cell * 1.08 + 2; // the large radius at the top of its scale nuisance, + the rim
     for (let j = 0; j < 3; j++) {
-      const blobs = [0, 1, 2, 3, 4, 5].map((v) => blob(renderObjectPixels(scenes[multi], S, 7, multi, j, v)));
+      const blobs = [0, 1, 2, 3, 4, 5].map((v) =>
+        blob(renderObjectPixels(scenes[multi], { size: S, seed: 7, index: multi, object: j, view: v })),
+      );
       for (const b of blobs) {
         expect(b.n).toBeGreaterThan(10);
         expect(b.reach).toBeLessThan(largest);
@@ -128,8 +131,14 @@ describe('world object views', () => {
 
   // The one state that the plain object render draws to the same bytes as render v (the placement streams are shared).
   const stateOf = (j: number, v: number, keep: ObjectKeep) => {
-    const px = Buffer.from(renderObjectPixels(scenes[multi], S, 7, multi, j, v, keep));
-    expect(px.equals(Buffer.from(renderObjectPixels(scenes[multi], S, 7, multi, j, v, keep)))).toBe(true);
+    const px = Buffer.from(
+      renderObjectPixels(scenes[multi], { size: S, seed: 7, index: multi, object: j, view: v, keep }),
+    );
+    expect(
+      px.equals(
+        Buffer.from(renderObjectPixels(scenes[multi], { size: S, seed: 7, index: multi, object: j, view: v, keep })),
+      ),
+    ).toBe(true);
     const found = BACKGROUNDS.flatMap((background) =>
       SHAPES.flatMap((shape) =>
         COLOURS.flatMap((colour) =>
@@ -138,7 +147,9 @@ describe('world object views', () => {
               background,
               objects: scenes[multi].objects.map((o, k) => (k === j ? { ...o, shape, colour, size } : o)),
             };
-            return px.equals(Buffer.from(renderObjectPixels(state, S, 7, multi, j, v)))
+            return px.equals(
+              Buffer.from(renderObjectPixels(state, { size: S, seed: 7, index: multi, object: j, view: v })),
+            )
               ? [{ background, shape, colour, size }]
               : [];
           }),
@@ -168,7 +179,11 @@ describe('world object views', () => {
     ];
     const renders = (state: (typeof scenes)[number], keep: ObjectKeep) =>
       [0, 1, 2, 3]
-        .map((v) => Buffer.from(renderObjectPixels(state, S, 7, multi, j, v, keep)).toString('base64'))
+        .map((v) =>
+          Buffer.from(renderObjectPixels(state, { size: S, seed: 7, index: multi, object: j, view: v, keep })).toString(
+            'base64',
+          ),
+        )
         .join();
     const sameKind = OBJECT_KEEPS.map((keep) =>
       changed.map((state) => objectKind(state, j, keep) === objectKind(scenes[multi], j, keep)),
@@ -214,17 +229,19 @@ describe('world object views', () => {
     expect(withSize.every((m) => m.shape === own.shape && m.colour === own.colour && m.size === own.size)).toBe(true);
     expect(withSize.map((m) => m.background)).toEqual(shapeOnly.map((m) => m.background));
     expect(
-      Buffer.from(renderObjectPixels(scenes[multi], S, 7, multi, j, 2, 'object')).equals(
-        Buffer.from(renderObjectPixels(scenes[multi], S, 7, multi, j, 2)),
-      ),
+      Buffer.from(
+        renderObjectPixels(scenes[multi], { size: S, seed: 7, index: multi, object: j, view: 2, keep: 'object' }),
+      ).equals(Buffer.from(renderObjectPixels(scenes[multi], { size: S, seed: 7, index: multi, object: j, view: 2 }))),
     ).toBe(true);
   });
 
   it('keeps the scene renders as they were, and names a missing object', () => {
-    renderObjectPixels(scenes[multi], S, 7, multi, 0, 0);
+    renderObjectPixels(scenes[multi], { size: S, seed: 7, index: multi, object: 0, view: 0 });
     expect(sha(renderScene(scenes[0], 64, 7, 0))).toBe(
       'c87cd521e6efa623edde6e17f99482613941aac406dae008f187ce081e1b3298',
     );
-    expect(() => renderObjectPixels(scenes[multi], S, 7, multi, 3, 0)).toThrow(/3 objects, not object 3/);
+    expect(() => renderObjectPixels(scenes[multi], { size: S, seed: 7, index: multi, object: 3, view: 0 })).toThrow(
+      /3 objects, not object 3/,
+    );
   });
 });

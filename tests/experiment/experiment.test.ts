@@ -54,6 +54,8 @@ describe('experiment', () => {
     const r = state.result as unknown as ExperimentResult;
 
     expect(r.arms.map((a) => a.arm)).toEqual(['good', 'bad', 'ntp']);
+    // the λ_eff each JEPA arm trained with, as its training recorded it: 0.02 · (2 + 6 views) · 16 photos; none for NTP
+    expect(r.arms.map((a) => a.lambEff)).toEqual([0.02 * 8 * 16, 0.02 * 8 * 16, undefined]);
     for (const a of r.arms) {
       expect(a.r1.lo).toBeLessThanOrEqual(a.r1.estimate);
       expect(a.r1.hi).toBeGreaterThanOrEqual(a.r1.estimate);
@@ -192,8 +194,8 @@ describe('image ceiling', () => {
       });
       return { emb: { rows: rows.length, dim: 48, data }, ids: rows.map((im) => im.id) };
     };
-    const good = await imageCeiling(ds, { val: side('val', true), test: side('test', true) }, 64, 10);
-    const noise = await imageCeiling(ds, { val: side('val', false), test: side('test', false) }, 64, 10);
+    const good = await imageCeiling(ds, { val: side('val', true), test: side('test', true) }, { dim: 64, k: 10 });
+    const noise = await imageCeiling(ds, { val: side('val', false), test: side('test', false) }, { dim: 64, k: 10 });
     expect(good!.r1).toBeGreaterThan(0.3);
     expect(noise!.r1).toBeLessThan(0.15);
     // splitCeiling (what `prh world build-encoder` records) takes one matrix over any photos in any order: the
@@ -210,10 +212,8 @@ describe('image ceiling', () => {
     rows.forEach((r, i) => all.set(r.v, i * 48));
     const split = await splitCeiling(
       ds,
-      { rows: rows.length, dim: 48, data: all },
-      rows.map((r) => r.id),
-      64,
-      10,
+      { emb: { rows: rows.length, dim: 48, data: all }, ids: rows.map((r) => r.id) },
+      { dim: 64, k: 10 },
     );
     expect(split).toEqual(good);
   });

@@ -146,9 +146,7 @@ describe('2x2 experiment', () => {
       const own = await imageCeiling(
         readDataset(world),
         { val: readSide(side.val), test: readSide(side.test) },
-        r.ceiling!.dim,
-        10,
-        0,
+        { dim: r.ceiling!.dim, k: 10, seed: 0 },
       );
       expect(c.r1).toBe(own!.r1);
     }

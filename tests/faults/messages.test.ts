@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import onnxProto from 'onnx-proto';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { RunConfig } from '../../shared/runs';
 import { fileSettings, Service } from '../../engine/api';
 import { generateWorld } from '../../engine/data';
@@ -145,11 +145,15 @@ describe('prh embed', () => {
 });
 
 describe('flag and API errors in words', () => {
-  it('names both options when --lamb and --lamb-eff are given', () => {
-    for (const cmd of [['train', '--arm', 'good', '--out', join(home, 'x')], ['experiment']]) {
+  it("names --lamb-eff and λ when both λ and λ_eff are given: the schema's one rule, for both commands", () => {
+    const rule = 'λ_eff given with λ: give one, not both (λ_eff = λ·N·world_size)';
+    for (const [cmd, flag] of [
+      [['train', '--arm', 'good', '--out', join(home, 'x')], '--lamb-eff'],
+      [['experiment'], '--lamb-eff 3'], // an experiment's flags name their value as well
+    ] as const) {
       const r = cli(...cmd, '--data', world, '--lamb', '0.1', '--lamb-eff', '3');
       expect(r.status).toBe(2);
-      expect(r.stderr.trim()).toBe('error: --lamb and --lamb-eff: give one, not both (λ_eff = λ·N·world_size)'); // before: "--: give lamb or lambEff, not both"
+      expect(r.stderr.trim()).toBe(`error: ${flag}: ${rule}`); // before: two rules with two messages
     }
   });
 
@@ -170,6 +174,7 @@ describe('flag and API errors in words', () => {
       transport: 'ws',
       worker: workerCommand(),
     });
+    onTestFinished(() => service.close()); // its watch timer must not outlive the test's folder
     const { id } = service.store.create(RunConfig.parse({ kind: 'theory.prop3', version: 1, params: { worlds: 1 } }));
     const file = join(service.store.dir(id), 'status.json');
     writeFileSync(

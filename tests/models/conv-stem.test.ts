@@ -161,7 +161,7 @@ describe('conv stem', () => {
             ),
           ),
         );
-    const res = await onnxParity(await exportVitOnnx(shape, p), shape, p, px, n);
+    const res = await onnxParity(await exportVitOnnx(shape, p), { shape, params: p }, { pixels: px, n });
     expect(res.maxAbsDiffTokens).toBeLessThan(1e-4);
     expect(res.maxAbsDiffPooler).toBeLessThan(1e-4);
     tf.dispose([...p.values()]);

@@ -6,7 +6,7 @@ import { bySeries, CURVE_METRICS, ema, seedMeans, smoothed, withX } from '../../
 import { armBars, experimentCurves, rankBinLabels, sweepFigure } from '../../shared/experiment-figures';
 import { FigureSpec } from '../../shared/figures';
 import { logTick, markCoinciding } from '../../shared/chart';
-import type { MetricRecord } from '../../shared/runs';
+import type { MetricRecord, RunState } from '../../shared/runs';
 import { backoffMs } from '../../renderer/src/connection';
 import { queryRows, runRow, type RunRow } from '../../renderer/src/run-table';
 import { RunConfig } from '../../shared/runs';
@@ -19,6 +19,23 @@ const rec = (
   arm = 'good',
   seed = 0,
 ): MetricRecord => ({ scope, x, t, values, tags: { arm, seed } });
+
+// A run's status.json as the run table reads it: a finished run with no result unless `over` says otherwise.
+const runState = (over: Partial<RunState>): RunState => ({
+  id: 'r',
+  kind: 'experiment',
+  name: 'r',
+  status: 'done',
+  createdAt: 'x',
+  startedAt: null,
+  endedAt: null,
+  progress: null,
+  error: null,
+  pid: null,
+  attempts: 1,
+  result: null,
+  ...over,
+});
 
 describe('ema (TensorBoard smoothing, debiased)', () => {
   it('is the raw curve at weight 0, keeps a constant, and matches Σ w^(i-j)(1-w) y_j / Σ w^(i-j)(1-w)', () => {
@@ -260,22 +277,8 @@ describe('the run table', () => {
     expect(queryRows(rows, { ...q, archived: true }).map((r) => r.id)).toEqual(['a', 'b', 'c', 'd']);
   });
   it("names the image side: the world encoder, an ONNX file, or a 2x2's own image arms", () => {
-    const state = {
-      id: 'r',
-      kind: 'experiment',
-      name: 'r',
-      status: 'done' as const,
-      createdAt: 'x',
-      startedAt: null,
-      endedAt: null,
-      progress: null,
-      error: null,
-      pid: null,
-      attempts: 1,
-      result: null,
-    };
     const encoder = (over: Record<string, unknown>) =>
-      runRow(state, {
+      runRow(runState({ kind: 'experiment' }), {
         id: 'r',
         config: RunConfig.parse({ kind: 'experiment', version: 1, data: '/d/w', ...over }),
         annotation: { tags: [], note: '', archived: false },
@@ -284,6 +287,18 @@ describe('the run table', () => {
     expect(encoder({})).toBe('world');
     expect(encoder({ image: { model: '/m/dinov2-small.onnx' } })).toBe('dinov2-small.onnx');
     expect(encoder({ arms: ['good', 'bad'], imageViews: { arms: ['good', 'bad'] } })).toBe('2x2: good, bad image arms');
+  });
+});
+
+describe("the run table's λ_eff", () => {
+  it('is what training recorded once it has, and the configured value until then', () => {
+    const config = RunConfig.parse({ kind: 'train', version: 1, data: '/d/w', arm: 'good', batch: 16 });
+    const state = (status: 'running' | 'done', result: Record<string, unknown> | null) =>
+      runState({ kind: 'train', status, result });
+    const entry = { id: 't', config, annotation: { tags: [], note: '', archived: false }, executor: null };
+    expect(runRow(state('running', null), entry).lambEff).toBeCloseTo(0.02 * 8 * 16, 12); // as configured
+    // a run trained under another default (an older version of the workbench) shows its own weight, not today's
+    expect(runRow(state('done', { arm: 'good', lamb: 0.5, lambEff: 64 }), entry).lambEff).toBe(64);
   });
 });
 

@@ -56,6 +56,18 @@ describe('useExperimentForm', () => {
     );
   });
 
+  it("starts from the schemas' defaults: untouched, it parses to the config a file naming only its data gets", () => {
+    const f = useExperimentForm(ref([world]));
+    f.pickListed();
+    const bare = ExperimentConfig.parse({ kind: 'experiment', version: 1, data: '/w/world' });
+    expect(ExperimentConfig.parse(f.config.value)).toEqual({
+      ...bare,
+      arms: ['good', 'bad', 'ntp'], // the form ticks the three text arms; a file names its own
+      train: { ...bare.train, lamb: 0.02 }, // the form always states its weight
+    });
+    expect(f.form.lambEff).toBeCloseTo(10.24, 12); // λ_eff of the defaults: 0.02 · 8 views · 64 photos · 1
+  });
+
   it('keeps a typed dataset path that is not a lab dataset when the list (re)loads; fills only an empty choice', () => {
     const f = useExperimentForm(ref([world]));
     f.form.data = '/data/flickr8k-1k';

@@ -76,9 +76,7 @@ describe('views', () => {
     const v = photoViews(
       tk,
       ['a red circle at the left', 'blue square , right', 'a green star', 'the red ring', 'purple cross top'],
-      DEFAULT_VIEWS,
-      3,
-      'img-1',
+      { views: DEFAULT_VIEWS, seed: 3, photo: 'img-1' },
     );
     expect(v.good).toHaveLength(8);
     expect(v.bad).toHaveLength(8);

@@ -60,7 +60,12 @@ export async function tinySteps(t: Tiny, from: number, to: number): Promise<numb
   for (let step = from; step < to; step++) {
     const order = TrainRng.seeded(SEED, 'order', Math.floor(step / 4)).permutation(corpus.splits.train.length);
     const photos = Int32Array.from(order.subarray((step % 4) * B, ((step % 4) + 1) * B), (j) => corpus.splits.train[j]);
-    const batch = drawBatch(corpus, photos, 'good', views, TrainRng.seeded(SEED, 'batch', step), sp, TINY.maxLen);
+    const batch = drawBatch(
+      { corpus, views, special: sp, maxLen: TINY.maxLen },
+      photos,
+      'good',
+      TrainRng.seeded(SEED, 'batch', step),
+    );
     const r = await optimizerStep(
       t.opt,
       t.model.params,

@@ -32,7 +32,7 @@ describe('world encoder ViT: tfjs vs ONNX', () => {
       );
     const n = 3;
     const px = Float32Array.from({ length: n * 3 * 16 * 16 }, () => rng.normal());
-    const res = await onnxParity(await exportVitOnnx(TINY, p), TINY, p, px, n);
+    const res = await onnxParity(await exportVitOnnx(TINY, p), { shape: TINY, params: p }, { pixels: px, n });
     expect(res.maxAbsDiffPooler).toBeLessThan(1e-4);
     expect(res.maxAbsDiffTokens).toBeLessThan(1e-4);
     // not vacuous: the same ONNX against the tfjs model with two heads' query columns swapped no longer matches
@@ -42,7 +42,7 @@ describe('world encoder ViT: tfjs vs ONNX', () => {
       for (let c = 0; c < 8; c++) [d[r * 48 + c], d[r * 48 + 8 + c]] = [d[r * 48 + 8 + c], d[r * 48 + c]];
     const onnx = await exportVitOnnx(TINY, p);
     w.assign(tf.tensor2d(d, [16, 48]));
-    const res2 = await onnxParity(onnx, TINY, p, px, n);
+    const res2 = await onnxParity(onnx, { shape: TINY, params: p }, { pixels: px, n });
     expect(res2.maxAbsDiffPooler).toBeGreaterThan(1e-3);
   });
 

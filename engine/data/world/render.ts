@@ -190,14 +190,17 @@ export const objectKindCount = (keep: ObjectKeep): number => KEPT[keep].reduce((
  *  of one object's state. Streams (seed, 6, index, object, view); every keep but 'object' draws a colour, size class
  *  and background from (seed, 7, index, object, view) first ('shape-colour' then keeps the object's colour,
  *  'shape-colour-size' its colour and size class, so all three redraw the same background). */
+export type ObjectRender = {
+  size: number;
+  seed: number;
+  index: number;
+  object: number;
+  view: number;
+  keep?: ObjectKeep;
+};
 export function renderObjectPixels(
   scene: Scene,
-  size: number,
-  seed: number,
-  index: number,
-  object: number,
-  view: number,
-  keep: ObjectKeep = 'object',
+  { size, seed, index, object, view, keep = 'object' }: ObjectRender,
 ): Uint8ClampedArray {
   const own = scene.objects[object];
   if (!own) throw new Error(`scene ${index} has ${scene.objects.length} objects, not object ${object}`);

@@ -102,7 +102,11 @@ export async function buildVit(
       `pooler: ${describePooler(recipe.pooler!)} on ${Math.min(recipe.pooler!.scenes, images.n)} renders in ${((performance.now() - tHead) / 1000).toFixed(1)} s`,
     );
   const bytes = await exportVitOnnx(shape, params, fitted?.head);
-  const parity = await onnxParity(bytes, shape, params, normalised(images, [0, 1, 2, 3, 4, 5, 6, 7]), 8, fitted?.head);
+  const parity = await onnxParity(
+    bytes,
+    { shape, params, head: fitted?.head },
+    { pixels: normalised(images, [0, 1, 2, 3, 4, 5, 6, 7]), n: 8 },
+  );
   tf.dispose([...params.values()]);
   const l = last as ImageStep | null;
   if (!l) throw new Error('world encoder: no training steps ran');

@@ -13,14 +13,11 @@ function maxAbsDiff(a: Float32Array, b: Float32Array, what: string): number {
 }
 
 // Max |ONNX − tfjs| over n normalised images for pooler_output (the CLS, or the head applied to tfjs's tokens in JS)
-// and last_hidden_state.
+// and last_hidden_state. pixels: [n, 3, S, S] or more (the first n are used).
 export async function onnxParity(
   bytes: Uint8Array,
-  shape: ViTShape,
-  params: Params,
-  pixels: Float32Array,
-  n: number,
-  head?: PoolerHead,
+  { shape, params, head }: { shape: ViTShape; params: Params; head?: PoolerHead },
+  { pixels, n }: { pixels: Float32Array; n: number },
 ): Promise<{ images: number; maxAbsDiffPooler: number; maxAbsDiffTokens: number }> {
   const session = await ort.InferenceSession.create(bytes);
   const S = shape.imageSize;

@@ -2,7 +2,7 @@
 // and the shipped recipe.
 import { z } from 'zod';
 import { OBJECT_KEEPS, objectKindCount } from '../../data';
-import { ImageJepaRecipe } from '../../train';
+import { IMAGE_JEPA_BASE, ImageJepaRecipe, imageLamb } from '../../train';
 import { PoolerRecipe } from '../whitened-pooler';
 
 // A member of an ensemble: a jepa seed (the recipe at that seed), or a seed with a schedule of its own: `steps`, the
@@ -102,29 +102,22 @@ export type WorldEncoderRecipe = z.infer<typeof WorldEncoderRecipe>;
 // 6,000 (the long schedule sharpens the object code: shape; the short ones keep more of the scene), read out together
 // whitened to 160: image-side ceiling .931, linear probes shape .91, colour 1.00, size .93, position and background
 // 1.00 (docs/reference.md#world-encoder; what was tried on the way: docs/world-encoder-log.md). The scenes serve only
-// the stem's BatchNorm statistics and the pooler; the scene views (crops ≥ 80%, no flips, no hue jitter) are drawn by
-// no step, their pixel noise is the object views'. Position table std 1: at .02 the CLS carried no position. The
-// build: ~3.5 h on 2 cores (the long member on one core, the three short ones after each other on the other).
+// the stem's BatchNorm statistics and the pooler; the scene views (IMAGE_JEPA_BASE's) are drawn by no step, their
+// pixel noise is the object views'. The build: ~3.5 h on 2 cores (the long member on one core, the three short ones after each other on the other).
 export const WORLD_ENCODER_RECIPE: WorldEncoderRecipe = {
   world: { seed: 1, scenes: 5000, imageSize: 64, objectRenders: 8, objectKeep: 'shape-colour' },
-  jepa: {
+  // the shared crop-view JEPA (IMAGE_JEPA_BASE), parsed so that its keys keep the schema's order (a build's
+  // checkpoints are keyed by the recipe's JSON)
+  jepa: ImageJepaRecipe.parse({
+    ...IMAGE_JEPA_BASE,
     vit: { imageSize: 64, patchSize: 8, hidden: 64, depth: 2, heads: 4, mlp: 256, stem: [16, 32, 64] },
-    posStd: 1,
-    projector: { dims: [256, 64], norm: [true, false], act: 'gelu' },
-    views: { scale: [0.8, 1], ratio: [0.9, 1.1], flip: 0, brightness: 0.2, contrast: 0.2, noise: 0.04 },
-    V: 4,
-    batch: 32,
+    projector: { ...IMAGE_JEPA_BASE.projector, dims: [256, 64] },
     steps: 2000,
-    lr: 2e-3,
     warmupSteps: 50,
-    minLr: 0.05,
-    weightDecay: 0.05,
-    lamb: 0.08,
-    slices: 256,
-    clip: 1,
+    lamb: imageLamb(IMAGE_JEPA_BASE),
     seed: 0,
     objects: { views: 2, weight: 1, batch: 64, loss: 'infonce', aloneSteps: 2000 },
-  },
+  }),
   // CLS + the mean of all patch tokens of each member (4 x 128 features), whitened to 160: for object-trained ViTs
   // position-free features read best (one ViT, ceiling on a selection world, seed 2: .767 at 100 of 128, .609 with CLS
   // + 4x4 regions to 192). The width grows with the members (two 6,000-step draws at 100 of 256 lost position, .80);

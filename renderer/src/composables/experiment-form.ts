@@ -3,10 +3,29 @@
 // not exist yet.
 import { computed, reactive, type Ref } from 'vue';
 import type { DatasetInfo } from '../../../shared/api';
-import { ExperimentConfig, WORLD_ARM_LR, type ExperimentConfigInput } from '../../../shared/experiment';
+import {
+  EvalProtocol,
+  ExperimentConfig,
+  ImageViews,
+  WORLD_ARM_LR,
+  type ExperimentConfigInput,
+} from '../../../shared/experiment';
 import { issuePath, issueText } from '../../../shared/issues';
 import type { ImageDevice } from '../../../shared/gpu';
-import { ARMS, PRESET_NAMES, type Arm, type BackendChoice, type SelectPolicy } from '../../../shared/train';
+import {
+  ARMS,
+  DEFAULT_LAMB,
+  DEFAULT_LAMB_EFF,
+  PRESET_NAMES,
+  TRAIN_DEFAULTS,
+  type Arm,
+  type BackendChoice,
+  type SelectPolicy,
+} from '../../../shared/train';
+
+// The schemas' defaults, read once: the form starts where a config file that names nothing would.
+const EVAL = EvalProtocol.parse({}),
+  IMAGE_VIEWS = ImageViews.parse({});
 
 export const defaultForm = () => ({
   name: '',
@@ -20,24 +39,24 @@ export const defaultForm = () => ({
   fitPairs: '' as number | '', // '' = every val photo (or the seeded split's default)
   testPairs: '' as number | '',
   imageDevice: 'auto' as ImageDevice, // where the image encoder runs
-  backend: 'auto' as BackendChoice, // the tfjs backend the arms train on
-  select: 'last' as SelectPolicy, // the checkpoint each arm is scored at
+  backend: TRAIN_DEFAULTS.backend as BackendChoice, // the tfjs backend the arms train on
+  select: TRAIN_DEFAULTS.select as SelectPolicy, // the checkpoint each arm is scored at
   arms: ['good', 'bad', 'ntp'] as Arm[],
-  lr: 2e-3, // peak learning rate of every arm without its own
+  lr: TRAIN_DEFAULTS.lr, // peak learning rate of every arm without its own
   armLr: { good: '', bad: '', ntp: '', 'pair-ntp': '' } as Record<Arm, number | ''>, // '' = lr
-  preset: 'cpu' as (typeof PRESET_NAMES)[number],
-  epochs: 8,
-  batch: 64,
-  loss: 'sp' as 'sp' | 'paper',
+  preset: TRAIN_DEFAULTS.preset as (typeof PRESET_NAMES)[number],
+  epochs: TRAIN_DEFAULTS.epochs,
+  batch: TRAIN_DEFAULTS.batch,
+  loss: TRAIN_DEFAULTS.loss as 'sp' | 'paper',
   lambdaMode: 'lamb' as 'lamb' | 'lambEff',
-  lamb: 0.02,
-  lambEff: 10.24,
+  lamb: DEFAULT_LAMB,
+  lambEff: DEFAULT_LAMB_EFF,
   seeds: '0',
-  k: 10,
-  bootstrap: 2000,
+  k: EVAL.k,
+  bootstrap: EVAL.bootstrap,
   imageViews: false, // the 2x2: image arms (good/bad image views) trained inside the experiment, procedural worlds only
-  imageSteps: 300, // AdamW steps per image arm
-  imageRenders: 4, // renders per training scene the good image arm draws its views from
+  imageSteps: IMAGE_VIEWS.steps, // AdamW steps per image arm
+  imageRenders: IMAGE_VIEWS.renders, // renders per training scene the good image arm draws its views from
   executor: '' as '' | 'local' | 'slurm', // '': the settings' executor
   partition: '', // Slurm overrides of the settings' slurm block; '' or 0: the settings' value
   time: '',
@@ -135,8 +154,8 @@ export function useExperimentForm(datasets: Ref<DatasetInfo[]>) {
       batch: form.batch,
       lr: form.lr,
       loss: form.loss,
-      ...(form.backend !== 'auto' ? { backend: form.backend } : {}),
-      ...(form.select !== 'last' ? { select: form.select } : {}),
+      ...(form.backend !== TRAIN_DEFAULTS.backend ? { backend: form.backend } : {}),
+      ...(form.select !== TRAIN_DEFAULTS.select ? { select: form.select } : {}),
       ...(form.lambdaMode === 'lamb' ? { lamb: form.lamb } : { lambEff: form.lambEff }),
     },
     armLr: armLrOf(form),
