@@ -83,6 +83,7 @@ print(json.dumps({
     'evaluateMs': med(evaluate, 3),
 }))
 `;
+import { referenceBlas, referenceEnv } from './reference-env';
 
 // threads: the BLAS threads numpy may use (all cores by default; 1 for a per-core comparison with our 1-thread GEMM).
 function numpySide(dir: string, threads?: number): Record<string, unknown> {
@@ -91,9 +92,7 @@ function numpySide(dir: string, threads?: number): Record<string, unknown> {
   } catch {
     return { skipped: '/usr/bin/python3 with numpy not found' };
   }
-  const env = threads
-    ? { ...process.env, OPENBLAS_NUM_THREADS: String(threads), OMP_NUM_THREADS: String(threads) }
-    : process.env;
+  const env = referenceEnv(threads ? { OPENBLAS_NUM_THREADS: String(threads), OMP_NUM_THREADS: String(threads) } : {});
   const out = execFileSync(
     '/usr/bin/python3',
     ['-c', NUMPY, join(dir, 'x.npy'), join(dir, 'y.npy'), String(FIT), JSON.stringify(COUNTS)],
@@ -200,6 +199,10 @@ export default {
       ours,
       numpy: np,
       numpyOneThread: np1,
+      reference: {
+        threads: referenceBlas(),
+        oneThread: referenceBlas({ OPENBLAS_NUM_THREADS: '1', OMP_NUM_THREADS: '1' }),
+      },
       ratioToNumpy: ratios(ratioTo(np)),
       ratioToNumpyOneThread: ratios(ratioTo(np1)), // per core: our GEMM runs on 1 thread
       targets: { withinNumpy: 2, evaluateMs: 2000 },

@@ -24,6 +24,7 @@ import {
 } from '../../engine/models/onnx';
 import { initBackend } from '../../engine/train';
 import type { BenchSuite } from './run';
+import { referenceBlas, referenceEnv } from './reference-env';
 
 const root = join(import.meta.dirname, '..', '..');
 const PYTHON = '/usr/bin/python3';
@@ -121,12 +122,11 @@ async function benchModel(name: string, modelFile: string, torchSkip: string | n
         [join(root, 'tests', 'image', 'reference.py'), 'bench', dir, String(batch), String(ITERS[batch])],
         {
           encoding: 'utf8',
-          env: {
-            ...process.env,
+          env: referenceEnv({
             OPENBLAS_NUM_THREADS: '1',
             OMP_NUM_THREADS: String(THREADS),
             TORCH_THREADS: String(THREADS),
-          },
+          }),
         },
       );
       torch = JSON.parse(out.trim().split('\n').pop()!);
@@ -197,7 +197,7 @@ const torchStep = (command: string, ...args: (string | number)[]): { msPerStep: 
   JSON.parse(
     execFileSync(PYTHON, [join(root, 'tests', 'image', 'reference.py'), command, ...args.map(String)], {
       encoding: 'utf8',
-      env: { ...process.env, OPENBLAS_NUM_THREADS: '1', OMP_NUM_THREADS: '1' },
+      env: referenceEnv({ OPENBLAS_NUM_THREADS: '1', OMP_NUM_THREADS: '1' }),
     })
       .trim()
       .split('\n')
@@ -298,6 +298,7 @@ const suite = {
       threads: THREADS,
       preprocess,
       note: 'median ms per batch after one warm-up; ORT intraOp=2 graphOptimizationLevel=all; torch eager no_grad, set_num_threads(2), OPENBLAS_NUM_THREADS=1',
+      reference: referenceBlas({ OPENBLAS_NUM_THREADS: '1', OMP_NUM_THREADS: String(THREADS) }),
       vitS14: await benchModel('vit-s14', vits, torchSkip),
       worldEncoder: worldResult,
       stemTrainingStep: await stemBench(torchSkip),

@@ -42,6 +42,7 @@ import {
 import type { Dataset } from '../../shared/dataset';
 import { ViewConfig, type Arm } from '../../shared/train';
 import type { BenchSuite } from './run';
+import { referenceBlas, referenceEnv } from './reference-env';
 
 const root = join(import.meta.dirname, '..', '..');
 const PYTHON = '/usr/bin/python3';
@@ -431,7 +432,7 @@ export default {
             execFileSync(PYTHON, [join(import.meta.dirname, 'train_torch.py'), dir, String(c.steps)], {
               encoding: 'utf8',
               maxBuffer: 1 << 26,
-              env: { ...process.env, OPENBLAS_NUM_THREADS: '1', OMP_NUM_THREADS: '2' },
+              env: referenceEnv({ OPENBLAS_NUM_THREADS: '1', OMP_NUM_THREADS: '2' }),
             }),
           );
         const t1 = torch.t1 as Record<string, number> | undefined,
@@ -484,6 +485,7 @@ export default {
         setup: {
           ours: 'tfjs 4.22 wasm (SIMD), 1 thread, the step body of engine/train/loop.ts: variableGrads + grad norm + AdamW (view drawing timed apart as phasesMs.drawViews)',
           torch: `torch (Debian) via ${PYTHON}: 1 thread (OPENBLAS_NUM_THREADS=1, set_num_threads(1)) and 2 threads (OPENBLAS_NUM_THREADS=1, set_num_threads(2)); padded [rows, longest] batches with an additive key mask, same weights/batches/directions`,
+          reference: referenceBlas({ OPENBLAS_NUM_THREADS: '1', OMP_NUM_THREADS: '2' }),
           world: { photos: PHOTOS, ...world, maxLen: MAX_LEN },
           loss: { variant: 'sp', lamb: LAMBDA, slices: SLICES, points: SP_GRID.points, tMax: SP_GRID.tMax },
           optimizer: { name: 'AdamW', lr: LR, weightDecay: WEIGHT_DECAY },
