@@ -30,7 +30,7 @@ import { InputError } from '../errors';
 import { issueText } from '../../shared/issues';
 import { numberOption as num } from './output';
 import { openService, runAndWait } from './runs';
-import { addTrainingOptions, trainingSettings } from './train';
+import { addTrainingOptions, trainingSettings, type ShownDefaults } from './train';
 
 const list = (v: string) =>
   v
@@ -243,8 +243,8 @@ function imageViewsOf(o: ImageViewFlags): ExperimentConfigInput['imageViews'] {
 }
 
 // An experiment's flags: the shared training flags (passed to every arm) plus replicates and evaluation.
-const addTrainOptions = (c: Command) =>
-  addTrainingOptions(c)
+const addTrainOptions = (c: Command, own?: ShownDefaults) =>
+  addTrainingOptions(c, own)
     .option('--arm-lr <list>', "each arm's peak learning rate over --lr, e.g. good=4e-3,bad=1e-3,ntp=1e-3", armRates)
     .option('--seeds <list>', 'training seeds (replicates), e.g. 0,1,2', numbers('seeds'))
     .option('--bootstrap <B>', 'paired bootstrap resamples', num('bootstrap'))
@@ -361,6 +361,7 @@ export function registerExperiment(program: Command, setExit: (code: number) => 
         `the whole experiment on the default procedural world with the shipped world encoder (${DEMO_EPOCHS} epochs, about 9 minutes on 2 cores); each arm at its world-tuned rate (${ratesText(WORLD_ARM_LR)}): --arm-lr changes single arms, --lr sets one rate for all`,
       )
       .option('--world <dir>', 'where the default world lives (generated when absent)'),
+    { epochs: DEMO_EPOCHS, lr: `each arm's world-tuned rate, ${ratesText(WORLD_ARM_LR)}` },
   ).action(async (o) => {
     const dir = o.world ?? defaultWorldDir(userDataDir());
     if (!existsSync(join(dir, 'dataset.json'))) {

@@ -25,12 +25,14 @@ const TRAIN_FLAGS = [
   'backend',
   'vocabSize',
 ] as const;
-// The help names each default as the schema holds it (TRAIN_DEFAULTS); the flags set nothing themselves, so a
-// config's own values and the schema's defaults are the only sources.
-export const addTrainingOptions = (c: Command): Command =>
-  c
+// The help names each default as the schema holds it (TRAIN_DEFAULTS), or as a command sets it (`prh demo`'s epochs
+// and rates); the flags set nothing themselves, so a config's own values and the schema's defaults are the only sources.
+export type ShownDefaults = { epochs?: number; lr?: string };
+export const addTrainingOptions = (c: Command, own: ShownDefaults = {}): Command => {
+  const d = { ...D, ...own };
+  return c
     .option('--preset <name>', `${PRESET_NAMES.join(' | ')} (default ${D.preset})`)
-    .option('--epochs <n>', `epochs (default ${D.epochs})`, num('epochs'))
+    .option('--epochs <n>', `epochs (default ${d.epochs})`, num('epochs'))
     .option('--batch <n>', `photos per step (default ${D.batch})`, num('batch'))
     .option('--lamb <x>', `SIGReg weight λ (default ${DEFAULT_LAMB})`, num('lamb'))
     .option(
@@ -43,7 +45,7 @@ export const addTrainingOptions = (c: Command): Command =>
       `sp (inv + λ·SIGReg pooled) | paper ((1−λ)inv + λ·mean per-view SIGReg) (default ${D.loss})`,
     )
     .option('--slices <n>', `SIGReg directions per step (default ${D.slices})`, num('slices'))
-    .option('--lr <x>', `peak learning rate (default ${D.lr})`, num('lr'))
+    .option('--lr <x>', `peak learning rate (default ${d.lr})`, num('lr'))
     .option('--clip <x>', `gradient-norm clip (default ${D.clip ?? 'off'})`, num('clip'))
     .option(
       '--select <policy>',
@@ -55,6 +57,7 @@ export const addTrainingOptions = (c: Command): Command =>
       'vocabulary of the trained WordPiece (default: chosen from the training captions)',
       num('vocab-size'),
     );
+};
 // The flags given, as TrainConfig fields; the schema checks them (λ or λ_eff, not both, is its rule).
 export const trainingSettings = (o: Record<string, unknown>): Record<string, unknown> =>
   Object.fromEntries(TRAIN_FLAGS.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]));

@@ -35,8 +35,8 @@ import { PATCH, type RenderableWorld } from './world-scenes';
 
 // Both arms train IMAGE_JEPA_BASE, the world encoder's first (crops-only) recipe: the 2x2 compares views, so the
 // arms share one plain ViT recipe and differ only in what a view is (no conv stem, no object term: those are the
-// shipped world encoder's, docs/world-encoder-log.md "Objects that keep shape and colour"). Warmup 30 steps.
-const ARM_WARMUP = 30;
+// shipped world encoder's, docs/world-encoder-log.md "Objects that keep shape and colour").
+const ARM_WARMUP = 30; // steps, or a tenth of a shorter run
 
 /** The image JEPA of both arms: IMAGE_JEPA_BASE at the config's size, batch, steps and seed, λ for that batch. */
 function imageArmRecipe(v: ImageViews, imageSize: number): ImageJepaRecipe {

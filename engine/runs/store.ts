@@ -67,7 +67,7 @@ export class RunStore {
     try {
       entries = readdirSync(this.root, { withFileTypes: true });
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return []; // removed while the app is open: no runs, not a crash
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw err;
     }
     return entries

@@ -1,5 +1,6 @@
 // What an experiment looks like on screen beyond its figures and tables (those are in shared/experiment-figures.ts,
-// shared with the run's report): which runs are finished experiments, the λ_eff their training recorded, and an ETA from progress events.
+// shared with the run's report): which runs are finished experiments, the λ_eff their training recorded, and an ETA
+// from progress events.
 import type { ExperimentResult } from '../../shared/experiment';
 import type { Progress, RunState } from '../../shared/runs';
 

@@ -175,7 +175,28 @@ describe('prh demo: learning rates and epochs', () => {
     ]);
     const d = parse({ epochs: 2, batch: 16, seeds: [0, 1] });
     expect([d.train.epochs, d.train.batch, d.seeds]).toEqual([2, 16, [0, 1]]);
-    expect(() => demoConfig('/w', { lamb: 0.1, lambEff: 1 })).toThrow(InputError);
+    expect(() => parse({ lamb: 0.1, lambEff: 1 })).toThrow(/λ_eff given with λ: give one, not both/); // the schema's rule
+  });
+});
+
+describe("the training flags' help", () => {
+  it("names the defaults each command trains with: the schema's, and the demo's own epochs and rates", () => {
+    // one flag's help, its wrapped lines joined
+    const flag = (help: string, name: string) => {
+      const at = help.indexOf(`\n  ${name}`);
+      expect(at, name).toBeGreaterThan(0);
+      return help
+        .slice(at + 1)
+        .split(/\n {2}--/)[0]
+        .replace(/\s+/g, ' ');
+    };
+    const demo = prh('demo', '--help').stdout,
+      experiment = prh('experiment', '--help').stdout;
+    expect(flag(demo, '--epochs')).toContain('(default 12)'); // before: the schema's 8, which the demo does not train
+    expect(flag(demo, '--lr')).toContain("(default each arm's world-tuned rate, good 4e-3, bad 1e-3, ntp 1e-3)");
+    expect(flag(experiment, '--epochs')).toContain('(default 8)');
+    expect(flag(experiment, '--lr')).toContain('(default 0.002)');
+    expect(flag(experiment, '--lamb <x>')).toContain('(default 0.02)');
   });
 });
 

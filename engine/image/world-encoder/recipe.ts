@@ -103,7 +103,8 @@ export type WorldEncoderRecipe = z.infer<typeof WorldEncoderRecipe>;
 // whitened to 160: image-side ceiling .931, linear probes shape .91, colour 1.00, size .93, position and background
 // 1.00 (docs/reference.md#world-encoder; what was tried on the way: docs/world-encoder-log.md). The scenes serve only
 // the stem's BatchNorm statistics and the pooler; the scene views (IMAGE_JEPA_BASE's) are drawn by no step, their
-// pixel noise is the object views'. The build: ~3.5 h on 2 cores (the long member on one core, the three short ones after each other on the other).
+// pixel noise is the object views'. The build: ~3.5 h on 2 cores (the long member on one core, the three short ones
+// after each other on the other).
 export const WORLD_ENCODER_RECIPE: WorldEncoderRecipe = {
   world: { seed: 1, scenes: 5000, imageSize: 64, objectRenders: 8, objectKeep: 'shape-colour' },
   // the shared crop-view JEPA (IMAGE_JEPA_BASE), parsed so that its keys keep the schema's order (a build's
