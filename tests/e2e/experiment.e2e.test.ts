@@ -268,10 +268,14 @@ describe.skipIf(noChromium)('experiment lab in the browser', () => {
     // A second experiment: the first one's folder copied under a new id and name (the store reads what is on disk).
     copyId = runId.replace(/-[0-9a-f]{6}$/, '-c0ffee');
     cpSync(join(app.home, 'runs', runId), join(app.home, 'runs', copyId), { recursive: true });
+    // the copy stands for the run trained at λ .05: its config says so, and its arms recorded that λ_eff
     const status = JSON.parse(readFileSync(join(app.home, 'runs', copyId, 'status.json'), 'utf8'));
+    const arms = (status.result.arms as { lambEff?: number }[]).map((a) =>
+      a.lambEff === undefined ? a : { ...a, lambEff: (a.lambEff * 0.05) / 0.02 },
+    );
     writeFileSync(
       join(app.home, 'runs', copyId, 'status.json'),
-      JSON.stringify({ ...status, id: copyId, name: 'tiny e2e again' }),
+      JSON.stringify({ ...status, id: copyId, name: 'tiny e2e again', result: { ...status.result, arms } }),
     );
     const config = JSON.parse(readFileSync(join(app.home, 'runs', copyId, 'config.json'), 'utf8'));
     writeFileSync(
