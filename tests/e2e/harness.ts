@@ -11,6 +11,10 @@ export const noChromium = existsSync(CHROMIUM)
   ? false
   : `Debian chromium is not installed at ${CHROMIUM} (apt-get install chromium)`;
 export const root = join(import.meta.dirname, '..', '..');
+// What the browser logs by itself while a test has stopped or killed the server: a refused or reset connection, a
+// request dropped mid-way (under load), the WebSocket's own error, a 401 before the page has the new token's cookie.
+export const SERVER_AWAY =
+  /WebSocket connection|ERR_CONNECTION_REFUSED|ERR_CONNECTION_RESET|ERR_SOCKET_NOT_CONNECTED|status of 401/;
 export const screensDir = join(root, '.cache', 'screens');
 
 export type App = {

@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inkNear, noChromium, screensDir, shootAll, startApp, type App } from './harness';
+import { SERVER_AWAY, inkNear, noChromium, screensDir, shootAll, startApp, type App } from './harness';
 
 describe.skipIf(noChromium)('theory lab in the browser', () => {
   let app: App;
@@ -203,9 +203,7 @@ describe.skipIf(noChromium)('theory lab in the browser', () => {
 
   it('survives a restart of prh serve: a banner while it is away, the run table marked stale, state fetched again', async () => {
     const { page } = app;
-    app.allowErrors(
-      /WebSocket connection|ERR_CONNECTION_REFUSED|ERR_CONNECTION_RESET|ERR_SOCKET_NOT_CONNECTED|status of 401/,
-    ); // the server is away (refused, reset or dropped mid-request under load)
+    app.allowErrors(SERVER_AWAY);
     await page.goto(`${app.url.split('?')[0]}#/runs`);
     await page.locator('tr[data-run]').first().waitFor();
     await app.stop();

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { generateWorld } from '../../engine/data';
-import { noChromium, startApp, type App } from './harness';
+import { SERVER_AWAY, noChromium, startApp, type App } from './harness';
 
 describe.skipIf(noChromium)('what the screens say is what happened', () => {
   let app: App;
@@ -95,7 +95,7 @@ describe.skipIf(noChromium)('what the screens say is what happened', () => {
     expect(seen).toEqual([...seen].sort((a, b) => a - b));
     const before = seen[seen.length - 1];
 
-    app.allowErrors(/ERR_CONNECTION_REFUSED|WebSocket/);
+    app.allowErrors(SERVER_AWAY); // a request the stop cuts may be reset rather than refused
     await app.stop(); // SIGTERM: prh serve cancels its runs and exits
     const banner = page.locator('#connection[data-link="offline"]');
     await banner.waitFor({ timeout: 30_000 });
