@@ -12,16 +12,7 @@ import {
 } from '../../../shared/experiment';
 import { issuePath, issueText } from '../../../shared/issues';
 import type { ImageDevice } from '../../../shared/gpu';
-import {
-  ARMS,
-  DEFAULT_LAMB,
-  DEFAULT_LAMB_EFF,
-  PRESET_NAMES,
-  TRAIN_DEFAULTS,
-  type Arm,
-  type BackendChoice,
-  type SelectPolicy,
-} from '../../../shared/train';
+import { ARMS, DEFAULT_LAMB, DEFAULT_LAMB_EFF, TRAIN_DEFAULTS, type Arm } from '../../../shared/train';
 
 // The schemas' defaults, read once: the form starts where a config file that names nothing would.
 const EVAL = EvalProtocol.parse({}),
@@ -39,15 +30,15 @@ export const defaultForm = () => ({
   fitPairs: '' as number | '', // '' = every val photo (or the seeded split's default)
   testPairs: '' as number | '',
   imageDevice: 'auto' as ImageDevice, // where the image encoder runs
-  backend: TRAIN_DEFAULTS.backend as BackendChoice, // the tfjs backend the arms train on
-  select: TRAIN_DEFAULTS.select as SelectPolicy, // the checkpoint each arm is scored at
+  backend: TRAIN_DEFAULTS.backend, // the tfjs backend the arms train on
+  select: TRAIN_DEFAULTS.select, // the checkpoint each arm is scored at
   arms: ['good', 'bad', 'ntp'] as Arm[],
   lr: TRAIN_DEFAULTS.lr, // peak learning rate of every arm without its own
   armLr: { good: '', bad: '', ntp: '', 'pair-ntp': '' } as Record<Arm, number | ''>, // '' = lr
-  preset: TRAIN_DEFAULTS.preset as (typeof PRESET_NAMES)[number],
+  preset: TRAIN_DEFAULTS.preset,
   epochs: TRAIN_DEFAULTS.epochs,
   batch: TRAIN_DEFAULTS.batch,
-  loss: TRAIN_DEFAULTS.loss as 'sp' | 'paper',
+  loss: TRAIN_DEFAULTS.loss,
   lambdaMode: 'lamb' as 'lamb' | 'lambEff',
   lamb: DEFAULT_LAMB,
   lambEff: DEFAULT_LAMB_EFF,
