@@ -19,6 +19,7 @@ import { MARKERS, PALETTE, type FigureSpec, type RefLine } from './figures';
 import type { MetricRecord } from './runs';
 import { SELECTED_BY } from './train';
 import type { Estimate, TableSpec } from './tables';
+import { armTimeTable, coresBusyFigure, timeTable } from './time-figures';
 
 const armLabel = (arm: string, seed: number, seeds: number) => (seeds > 1 ? `${arm} (seed ${seed})` : arm);
 
@@ -681,6 +682,7 @@ export function experimentReport(
       armBars([{ label: 'this experiment', arms: r.arms }], 'mknn', 'bars-mknn', r.chance.mknn),
       sweepFigure(r),
       rankFigure(r),
+      ...(r.time ? [coresBusyFigure(r.time)] : []),
     ],
     tables: [
       protocolTable(r),
@@ -690,6 +692,7 @@ export function experimentReport(
       spreadTable(r),
       sweepTable(r),
       ...(r.ceiling ? [ceilingTable(r)] : []),
+      ...(r.time ? [timeTable(r.time), armTimeTable(r.time)] : []),
     ],
   };
 }

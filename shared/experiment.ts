@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { ImageDevice } from './gpu';
 import { ExecutorChoice } from './settings';
+import type { TimeTable } from './timing';
 import { ARMS, Arm, TrainSettings, type SelectPolicy, type TrainConfigInput, type TrainEvaluation } from './train';
 
 const Rgb = z.tuple([z.number(), z.number(), z.number()]);
@@ -270,4 +271,5 @@ export type ExperimentResult = {
   seconds: number;
   warnings?: string[]; // why some scores may not mean much (an under-determined map, empty embeddings); absent in older results
   grid?: GridResult; // the 2x2 (config.imageViews); the other fields then hold the text arms through the first image arm
+  time?: TimeTable; // where the time went (absent in results written before it was recorded)
 };

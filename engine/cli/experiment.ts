@@ -23,6 +23,7 @@ import {
 } from '../../shared/experiment-figures';
 import { IMAGE_DEVICES } from '../../shared/gpu';
 import { ARMS } from '../../shared/train';
+import { timeLine } from '../../shared/time-figures';
 import { defaultWorldDir, userDataDir } from '../api';
 import { generateWorld } from '../data';
 import { tableToMarkdown } from '../report';
@@ -128,6 +129,8 @@ async function runExperiment(
   if (state.status === 'done') {
     printResult(state.result as unknown as ExperimentResult);
     console.log(`\nreport: ${join(service.store.dir(state.id), 'report', 'index.md')}`);
+    const time = (state.result as unknown as ExperimentResult).time;
+    if (time) console.log(`time: ${timeLine(time)} (where it went: prh runs show ${state.id})`);
   } else if (state.error) console.error(state.error);
 }
 

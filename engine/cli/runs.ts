@@ -6,7 +6,10 @@ import { createInterface } from 'node:readline/promises';
 import { InputError } from '../errors';
 import type { RunConfigInput, RunState } from '../../shared/runs';
 import { fileSettings, runsDirOf, Service, userDataDir } from '../api';
-import { badLinesText, scanMetricsFile } from '../runs';
+import { tableToMarkdown } from '../report';
+import { badLinesText, readTimeLog, scanMetricsFile, TIME_FILE } from '../runs';
+import { armTimeTable, phaseTable, timeTable } from '../../shared/time-figures';
+import { phaseTotals, type TimeTable } from '../../shared/timing';
 import { EXIT, printTable } from './output';
 import { serve } from './serve';
 import { ensureRenderer, serveToken } from './serve-session';
@@ -148,7 +151,13 @@ export function registerRuns(program: Command, setExit: (code: number) => void):
       console.log(
         `\nconfig: ${JSON.stringify(detail.config)}\nmetrics: ${detail.metrics.length} records${bad ? ` (${bad.replace(' skipped', ` in ${metricsFile} skipped`)})` : ''}`,
       );
-      if (detail.state.result) console.log(`result: ${JSON.stringify(detail.state.result, null, 2)}`);
+      // Where the time went: an experiment's table (its arms, cores busy) from its result, any other run's phases from
+      // its time.jsonl; the table's cores-busy curve stays in --json.
+      const { time, ...result } = (detail.state.result ?? {}) as { time?: TimeTable };
+      if (detail.state.result) console.log(`result: ${JSON.stringify(result, null, 2)}`);
+      const spans = readTimeLog(join(service.store.dir(id), TIME_FILE));
+      if (time) console.log(`\n${tableToMarkdown(timeTable(time))}\n${tableToMarkdown(armTimeTable(time))}`);
+      else if (spans.length) console.log(`\n${tableToMarkdown(phaseTable(phaseTotals(spans)))}`);
       if (detail.state.error) console.log(`error: ${detail.state.error}`);
     });
   runs

@@ -21,6 +21,7 @@ type Children = Record<string, string>; // childKey(arm, seed) -> child run id
 export const experimentJob: Job<ExperimentConfig> = async (ctx) => {
   const t0 = Date.now();
   const c = ctx.config;
+  ctx.time.enter('opening data');
   await ctx.executor.preflight?.(); // a cluster that cannot take the arms fails now, not after the embedding
   const { opened, fit, test } = protocolPhotos(c);
   const dataset = opened.dataset;
@@ -30,6 +31,7 @@ export const experimentJob: Job<ExperimentConfig> = async (ctx) => {
   );
 
   const photos = { fit, test, imagesDir: opened.imagesDir };
+  ctx.time.enter(c.imageViews ? 'training image arms' : 'embedding photos');
   const grid = c.imageViews
     ? await trainImageArms(
         ctx,
@@ -64,6 +66,7 @@ export const experimentJob: Job<ExperimentConfig> = async (ctx) => {
     return id;
   };
 
+  ctx.time.enter('training arms');
   // Locally, at least one seed's arms at once: arms differ in cost (an NTP arm is a quarter of a view arm) and one
   // queued behind the others adds its own time, where beside them it shares theirs (the demo, 11 epochs, 2 cores:
   // 578 s with its 3 arms at once against 666 s two at a time).
@@ -94,6 +97,7 @@ export const experimentJob: Job<ExperimentConfig> = async (ctx) => {
   }
 
   ctx.progress(0, 1, 'comparing arms');
+  ctx.time.enter('comparing arms');
   const result = await finalize(ctx, c, { dataset, img: side, store, children, t0, imageArms: grid });
   ctx.progress(1, 1, 'done');
   return { status: 'done', result };

@@ -19,6 +19,7 @@ export {
   type Executor,
   type Placement,
 } from './executor';
+export { TIME_FILE, TimeLog, readTimeLog } from './time-log';
 export { Cancelled, WorkerMessage, type Job, type JobContext, type JobOutcome } from './job';
 export {
   STALE_MS,

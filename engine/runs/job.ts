@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { MetricRecord, Progress, type RunConfig } from '../../shared/runs';
 import type { EntryCommand } from '../child';
 import type { Executor } from './executor';
+import type { TimeLog } from './time-log';
 
 export type JobContext<C extends RunConfig = RunConfig> = {
   config: C;
@@ -12,6 +13,8 @@ export type JobContext<C extends RunConfig = RunConfig> = {
   progress(done: number, total: number, message?: string): void;
   metric(scope: string, x: number, values: Record<string, number | null>, tags?: Record<string, string | number>): void;
   log(text: string, level?: 'info' | 'warn' | 'error'): void;
+  // Its time.jsonl: the phase it works on from now on (a job names its first one first), the spans so far.
+  time: Pick<TimeLog, 'enter' | 'spans'>;
   path(...parts: string[]): string; // a path inside the run folder (checkpoints/, artifacts/, report/)
   worker: EntryCommand; // how this worker was started: a job with child runs (the experiment) starts theirs the same way
   executor: Executor; // where child runs compute: this machine (the worker above) or Slurm jobs (<runDir>/executor.json)

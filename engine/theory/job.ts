@@ -10,6 +10,7 @@ import { parseParams } from './params';
 type Checkpoint = { nextWorld: number; rows: Prop3Row[] };
 
 export const prop3Job: Job<TheoryProp3Config> = async (ctx) => {
+  ctx.time.enter('worlds');
   const params = parseParams(Prop3GridParams, ctx.config.params, 'theory.prop3 run');
   const saved = ctx.checkpoint.load<Checkpoint>();
   const rows = saved?.rows ?? [];

@@ -18,6 +18,7 @@ export async function trainJob(
       log: (t) => ctx.log(t),
       warn: (t) => ctx.log(t, 'warn'),
       progress: (d, t, m) => ctx.progress(d, t, m),
+      phase: (name) => ctx.time.enter(name),
       signal: ctx.signal,
       valPairs: hooks.valPairs,
       onStep: (step, v) =>

@@ -4,6 +4,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { describeAdapter } from '../../shared/gpu';
+import type { TrainPhase } from '../../shared/timing';
 import {
   armSteps,
   DEFAULT_LAMB,
@@ -46,6 +47,7 @@ export type TrainHooks = {
   log?(text: string): void;
   warn?(text: string): void; // a result that may not mean much (default: log)
   progress?(done: number, total: number, message?: string): void;
+  phase?(name: TrainPhase): void; // what the loop works on from now on (the run's time.jsonl)
   signal?: AbortSignal;
 };
 
@@ -149,6 +151,8 @@ export async function train(
 ): Promise<TrainOutcome> {
   const c = config;
   const log = hooks.log ?? (() => {});
+  const phase = hooks.phase ?? (() => {});
+  phase('setup');
   const warnings: string[] = [];
   const warn = (text: string) => {
     warnings.push(text);
@@ -243,6 +247,7 @@ export async function train(
 
   const source: BatchSource = { corpus, views: c.views, special: sp, maxLen: encoder.maxLen };
   for (let epoch = startEpoch; epoch < c.epochs; epoch++) {
+    phase('steps');
     const t0 = performance.now();
     const order = TrainRng.seeded(c.seed, 'order', epoch).permutation(nTrain);
     let lossSum = 0;
@@ -278,7 +283,9 @@ export async function train(
       await new Promise((r) => setImmediate(r)); // lets cancel signals and progress events through
     }
     const seconds = (performance.now() - t0) / 1000;
+    phase('validation');
     const valLoss = await validationLoss(model, source, c, L);
+    phase('evaluation');
     const emb: EpochEmbeddings = {
       val: await embedSplit(model, corpus, 'val', !jepa, sp),
       test: await embedSplit(model, corpus, 'test', !jepa, sp),
@@ -294,6 +301,7 @@ export async function train(
     writeEpochEmbeddings(outDir, epoch + 1, emb);
     const trainLoss = lossSum / stepsPerEpoch;
     const valPairs = hooks.valPairs ? await hooks.valPairs(emb) : null;
+    phase('checkpoints');
     await saveCheckpoint(outDir, model.params, opt, {
       epoch: epoch + 1,
       step,

@@ -15,6 +15,8 @@ import {
   cutTornTail,
   metricKey,
   scanMetricsFile,
+  TIME_FILE,
+  TimeLog,
   type JobContext,
   type WorkerMessage,
 } from '../runs';
@@ -48,6 +50,7 @@ async function main(runDir: string, resume: boolean): Promise<void> {
     if (replayed) compactMetricsFile(metricsFile);
     replayed = false;
   };
+  const time = new TimeLog(join(runDir, TIME_FILE), 'starting');
   const ckpt = join(runDir, 'checkpoints', 'state.json');
   const previous = join(runDir, 'checkpoints', 'state.prev.json');
   const ctx: JobContext = {
@@ -65,6 +68,7 @@ async function main(runDir: string, resume: boolean): Promise<void> {
       send({ type: 'metric', record });
     },
     log: (text, level = 'info') => send({ type: 'log', level, text }),
+    time,
     path: (...parts) => join(runDir, ...parts),
     worker: workerCommand(),
     executor: executorFor(runDir),
@@ -79,7 +83,8 @@ async function main(runDir: string, resume: boolean): Promise<void> {
     },
   };
   try {
-    const outcome = await (await jobFor(config))(ctx);
+    const outcome = await (await jobFor(config))(ctx); // 'starting' until the job names its first phase
+    time.close();
     compact();
     send(
       outcome.status === 'done'
@@ -87,6 +92,7 @@ async function main(runDir: string, resume: boolean): Promise<void> {
         : { type: 'diverged', message: outcome.message, result: outcome.result },
     );
   } catch (err) {
+    time.close();
     if (err instanceof Cancelled) return send({ type: 'cancelled' });
     throw err;
   }

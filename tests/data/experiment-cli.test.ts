@@ -4,7 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { DEMO_EPOCHS, ExperimentConfig, WORLD_ARM_LR, type ExperimentResult } from '../../shared/experiment';
 import { demoConfig, demoRates } from '../../engine/cli/experiment';
@@ -107,6 +107,15 @@ describe('prh experiment on a caption folder', () => {
         `^protocol: n fit 11, n test 11; chance R@1 0\\.0909, mutual k-NN 1\\.0000; free parameters of the map ${res.pairs.freeParameters.toLocaleString('en')}; 6-d image side \\(precomputed\\)`,
       ),
     );
+    // `prh runs show` prints where the time went: the experiment's phases, then a row per arm run
+    const shown = prh('runs', 'show', basename(out.dir));
+    expect(shown.status).toBe(0);
+    const [phases, perArm] = shown.stdout.split('**Time per arm run (wall seconds per phase)**');
+    expect(phases).toContain('**Time per phase**');
+    for (const p of ['opening data', 'embedding photos', 'training arms', 'comparing arms', 'report', 'total'])
+      expect(phases).toMatch(new RegExp(`\\| ${p} +\\| +\\d+\\.\\d \\|`));
+    expect(perArm.match(/^\| (good|ntp) +\|/gm)).toEqual(['| good |', '| ntp  |']);
+    expect(shown.stdout).not.toContain('"busy"'); // the curve stays in --json
   }, 600_000);
 
   it('bad input exits 2 with the message alone: missing photos, no rows for some photos, a broken caption row', () => {

@@ -192,6 +192,26 @@ describe.skipIf(noChromium)('experiment lab in the browser', () => {
     );
     await page.locator('[data-figure="experiment-fold-r1"] canvas').waitFor(); // the values it picked by, per epoch
     expect(await page.locator('[data-table="differences"] tbody tr').count()).toBeGreaterThanOrEqual(3);
+    // where the time went: the experiment's phases, each arm's, the cores busy over time
+    const time = page.locator('#time');
+    expect(await time.locator('h2').innerText()).toMatch(
+      /^Where the time went\s+\d+:\d\d wall, \d+ CPU seconds on \d+ cores; training arms \d+% of it; idlest/,
+    );
+    expect(await time.locator('[data-table="time"] tbody tr td:first-child').allInnerTexts()).toEqual([
+      'starting',
+      'opening data',
+      'embedding photos',
+      'training arms',
+      'comparing arms',
+      'report',
+      'total',
+    ]);
+    expect(await time.locator('[data-table="time-arms"] tbody tr td:first-child').allInnerTexts()).toEqual([
+      'good',
+      'bad',
+      'ntp',
+    ]);
+    await time.locator('[data-figure="cores-busy"] canvas').waitFor();
     await shot('experiment-done');
   });
 

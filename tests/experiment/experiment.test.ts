@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ExperimentResult } from '../../shared/experiment';
 import { RunConfig, type RunEvent } from '../../shared/runs';
+import { TRAIN_PHASES } from '../../shared/timing';
 import { generateWorld } from '../../engine/data';
 import { buildVitOnnx, randomVitWeights } from '../../engine/models/onnx';
 import { RunStore, Scheduler } from '../../engine/runs';
@@ -108,6 +109,41 @@ describe('experiment', () => {
       expect(report).toContain(f);
     for (const arm of ['good', 'bad', 'ntp']) expect(existsSync(join(dir, 'final', `${arm}-s0`, 'w.npy'))).toBe(true);
     expect(readdirSync(join(dir, 'arms'))).toHaveLength(3);
+
+    // Where the time went: the experiment's phases, each arm's, and the cores they kept busy.
+    const t = r.time!;
+    expect(t.phases.map((p) => p.phase)).toEqual([
+      'starting',
+      'opening data',
+      'embedding photos',
+      'training arms',
+      'comparing arms',
+      'report',
+    ]);
+    expect(t.attempts).toBe(1);
+    expect(t.arms.map((a) => a.arm)).toEqual(['good', 'bad', 'ntp']);
+    for (const a of t.arms) {
+      expect(a.phases.map((p) => p.phase)).toEqual(TRAIN_PHASES);
+      expect(a.phases.find((p) => p.phase === 'steps')!.cpuS).toBeGreaterThan(0);
+    }
+    // training arms' CPU holds the arms' own; the whole is the sum of the phases
+    const training = t.phases.find((p) => p.phase === 'training arms')!;
+    expect(training.cpuS).toBeGreaterThanOrEqual(t.arms.reduce((s, a) => s + a.cpuS, 0));
+    expect(t.cpuS).toBeCloseTo(
+      t.phases.reduce((s, p) => s + p.cpuS, 0),
+      9,
+    );
+    // every span of this attempt lies inside the curve's window: the curve integrates to all the CPU
+    const integral = t.busy.cores.reduce((s, c, i) => s + c * Math.min(t.busy.stepS, t.wallS - i * t.busy.stepS), 0);
+    expect(integral / t.cpuS).toBeCloseTo(1, 6);
+    const ran = (Date.parse(state.endedAt!) - Date.parse(state.startedAt!)) / 1000;
+    expect(t.wallS).toBeLessThanOrEqual(ran);
+    expect(t.wallS).toBeGreaterThanOrEqual(r.seconds);
+    // the arms' own spans, in their run folders
+    for (const id of readdirSync(join(dir, 'arms'))) expect(existsSync(join(dir, 'arms', id, 'time.jsonl'))).toBe(true);
+    for (const f of ['time.md', 'time-arms.csv', 'cores-busy.png']) expect(report).toContain(f);
+    // the result on disk is the complete one (with the report's time), as the run's status
+    expect(JSON.parse(readFileSync(join(dir, 'artifacts', 'result.json'), 'utf8')).time).toEqual(t);
   });
 
   it('select val-pairs scores each arm at the epoch of its best two-fold R@1 on the fit pairs, and the report says so', async () => {
@@ -165,7 +201,9 @@ describe('experiment', () => {
     expect(state.status).toBe('done');
     expect(state.attempts).toBe(2);
     expect(new RunStore(join(store.dir(id), 'arms')).list().map((a) => a.status)).toEqual(['done', 'done', 'done']);
-    expect((state.result as unknown as ExperimentResult).arms).toHaveLength(3);
+    const r = state.result as unknown as ExperimentResult;
+    expect(r.arms).toHaveLength(3);
+    expect(r.time!.attempts).toBe(2);
   });
 });
 

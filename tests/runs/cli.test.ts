@@ -22,6 +22,12 @@ describe('prh runs', () => {
     expect(list[0]).toMatchObject({ kind: 'theory.prop3', status: 'done', progress: { done: 2, total: 2 } });
     const shown = JSON.parse(run('runs', 'show', list[0].id, '--json'));
     expect(shown.metrics.filter((m: { scope: string }) => m.scope === 'prop3')).toHaveLength(82);
+    // where its time went, from the run's time.jsonl: the process starting, then the job's own phase
+    const text = run('runs', 'show', list[0].id);
+    expect(text).toContain('**Time per phase**');
+    expect(text).toMatch(/\| starting +\|/);
+    expect(text).toMatch(/\| worlds +\|/);
+    expect(text).toMatch(/\| total +\| +\d+\.\d \| +100\.0% \|/);
   });
 
   it('exits 2 with the message alone on bad input', () => {

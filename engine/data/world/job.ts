@@ -7,6 +7,7 @@ import type { Job } from '../../runs/job';
 import { generateWorld } from './generate';
 
 export const worldJob: Job<WorldGenerateConfig> = async (ctx) => {
+  ctx.time.enter('generating');
   const { out, seed, preset, diversity, nuisance, splits, imageSize, force } = ctx.config;
   const res = generateWorld(
     out,
