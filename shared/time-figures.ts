@@ -4,8 +4,11 @@ import { PALETTE, type FigureSpec } from './figures';
 import type { TableSpec } from './tables';
 import { TRAIN_PHASES, type PhaseTime, type TimeTable } from './timing';
 
-// m:ss from the start
-export const clock = (s: number): string => `${Math.floor(s / 60)}:${String(Math.round(s % 60)).padStart(2, '0')}`;
+// m:ss, to the nearest second
+export function clock(s: number): string {
+  const r = Math.round(s);
+  return `${Math.floor(r / 60)}:${String(r % 60).padStart(2, '0')}`;
+}
 
 // One line: the idlest minute and the cores, or '' when the table has no curve.
 export function idlestLine(t: TimeTable): string {

@@ -25,8 +25,8 @@ export function experimentTime(opts: {
   });
   const armsCpu = arms.reduce((s, a) => s + a.cpuS, 0);
   const phases = phaseTotals(opts.own).map((p) => (p.phase === 'training arms' ? { ...p, cpuS: p.cpuS + armsCpu } : p));
-  const wallS = (opts.now - opts.startedAt) / 1000;
-  const stepS = BIN_STEPS_S.find((s) => s * BINS >= wallS) ?? BIN_STEPS_S[BIN_STEPS_S.length - 1];
+  const attemptS = (opts.now - opts.startedAt) / 1000;
+  const stepS = BIN_STEPS_S.find((s) => s * BINS >= attemptS) ?? BIN_STEPS_S[BIN_STEPS_S.length - 1];
   const busy = {
     stepS,
     cores: coresBusy([...opts.own, ...opts.arms.flatMap((a) => a.spans)], {

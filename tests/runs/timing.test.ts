@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readTimeLog, TimeLog } from '../../engine/runs';
 import { parseTable } from '../../engine/report';
-import { armTimeTable, coresBusyFigure, idlestLine, timeLine, timeTable } from '../../shared/time-figures';
+import { armTimeTable, clock, coresBusyFigure, idlestLine, timeLine, timeTable } from '../../shared/time-figures';
 import { coresBusy, idlestWindow, phaseTotals, type TimeSpan, type TimeTable } from '../../shared/timing';
 
 const span = (phase: string, fromS: number, toS: number, cpu: number): TimeSpan => ({
@@ -152,6 +152,7 @@ describe('the time tables', () => {
       ['y', 2],
       ['x', 1],
     ]);
+    expect([59.6, 119.4, 612.5].map(clock)).toEqual(['1:00', '1:59', '10:13']);
     expect(timeLine(t)).toBe(
       '3:20 wall, 330 CPU seconds on 2 cores; training arms 90% of it; idlest minute: 1:00–2:00, 1.20 of 2 cores busy',
     );
