@@ -51,18 +51,20 @@ export function timeLine(t: TimeTable): string {
   return `${clock(t.wallS)} wall, ${Math.round(t.cpuS).toLocaleString('en')} CPU seconds on ${t.cores} cores${most}${idle ? `; ${idle}` : ''}`;
 }
 
-export const timeTable = (t: TimeTable, id = 'time'): TableSpec =>
-  phaseTable(t.phases, {
+export function timeTable(t: TimeTable, id = 'time'): TableSpec {
+  const idle = idlestLine(t);
+  return phaseTable(t.phases, {
     id,
     notes: [
       `CPU: user + system seconds of the experiment's process and, in training arms, of its ${t.arms.length} arm run(s) too (the next table); cores busy = CPU / wall, of ${t.cores}.`,
-      idlestLine(t) && `${idlestLine(t)}${t.attempts > 1 ? ' (this attempt)' : ''}.`,
+      idle && `${idle}${t.attempts > 1 ? ' (this attempt)' : ''}.`,
       t.attempts > 1 ? `${t.attempts} attempts: the phases add every attempt's time.` : '',
       "report: writing the report's figures and tables; the copy of this table in report/ was made as that began.",
     ]
       .filter(Boolean)
       .join(' '),
   });
+}
 
 const isTrainPhase = (phase: string) => (TRAIN_PHASES as readonly string[]).includes(phase);
 

@@ -155,9 +155,11 @@ export function registerRuns(program: Command, setExit: (code: number) => void):
       // its time.jsonl; the table's cores-busy curve stays in --json.
       const { time, ...result } = (detail.state.result ?? {}) as { time?: TimeTable };
       if (detail.state.result) console.log(`result: ${JSON.stringify(result, null, 2)}`);
-      const spans = readTimeLog(join(service.store.dir(id), TIME_FILE));
       if (time) console.log(`\n${tableToMarkdown(timeTable(time))}\n${tableToMarkdown(armTimeTable(time))}`);
-      else if (spans.length) console.log(`\n${tableToMarkdown(phaseTable(phaseTotals(spans)))}`);
+      else {
+        const spans = readTimeLog(join(service.store.dir(id), TIME_FILE));
+        if (spans.length) console.log(`\n${tableToMarkdown(phaseTable(phaseTotals(spans)))}`);
+      }
       if (detail.state.error) console.log(`error: ${detail.state.error}`);
     });
   runs

@@ -26,7 +26,7 @@ import type { ImageArms } from './image-arms';
 import type { ImageSide } from './images';
 import { armLayout, childKey, experimentLayout } from './layout';
 import { pairSplits, readSide, type Paired, type Side } from './pairs';
-import { experimentTimeNow } from './time-table';
+import { experimentClock } from './time-table';
 
 const RANK_EDGES = [0, 1, 5, 10, 50, 100, 500, 1000]; // bins [e_i, e_i+1) of the true caption's rank; last bin open
 
@@ -238,12 +238,11 @@ export async function finalize(
   for (const w of warnings) ctx.log(w, 'warn');
   // The report shows where the time went up to the report; result.json, once the report is written, all of it.
   ctx.time.enter('report');
-  const timeNow = () =>
-    experimentTimeNow(() => ctx.time.spans(), {
-      store,
-      children,
-      keys: c.seeds.flatMap((seed) => c.arms.map((arm) => ({ arm, seed }))),
-    });
+  const timeNow = experimentClock(() => ctx.time.spans(), {
+    store,
+    children,
+    keys: c.seeds.flatMap((seed) => c.arms.map((arm) => ({ arm, seed }))),
+  });
   const beforeReport = { ...result, time: timeNow() };
   writeJsonAtomic(layout.result, beforeReport);
   const metrics = readMetricsFile(ctx.path('metrics.jsonl'));

@@ -48,19 +48,23 @@ export function experimentTime(opts: {
   };
 }
 
-// The experiment's table now: its own time.jsonl through `spans` (the current phase up to now), its arms' from their runs.
-export function experimentTimeNow(
+// An experiment's table as its own process sees it: the arms' spans read once (they have all ended), its own time.jsonl
+// through `spans` (the current phase up to now) each time the returned function is called.
+export function experimentClock(
   spans: () => TimeSpan[],
   arms: { store: RunStore; children: Record<string, string>; keys: { arm: string; seed: number }[] },
-): TimeTable {
-  const own = spans();
-  return experimentTime({
-    own,
-    arms: arms.keys.flatMap(({ arm, seed }) => {
-      const id = arms.children[childKey(arm, seed)];
-      return id ? [{ arm, seed, spans: readTimeLog(join(arms.store.dir(id), TIME_FILE)) }] : [];
-    }),
-    startedAt: Math.round(performance.timeOrigin),
-    now: own.length ? own[own.length - 1].to : Date.now(),
+): () => TimeTable {
+  const armSpans = arms.keys.flatMap(({ arm, seed }) => {
+    const id = arms.children[childKey(arm, seed)];
+    return id ? [{ arm, seed, spans: readTimeLog(join(arms.store.dir(id), TIME_FILE)) }] : [];
   });
+  return () => {
+    const own = spans();
+    return experimentTime({
+      own,
+      arms: armSpans,
+      startedAt: Math.round(performance.timeOrigin),
+      now: own.length ? own[own.length - 1].to : Date.now(),
+    });
+  };
 }

@@ -84,7 +84,6 @@ async function main(runDir: string, resume: boolean): Promise<void> {
   };
   try {
     const outcome = await (await jobFor(config))(ctx); // 'starting' until the job names its first phase
-    time.close();
     compact();
     send(
       outcome.status === 'done'
@@ -92,9 +91,10 @@ async function main(runDir: string, resume: boolean): Promise<void> {
         : { type: 'diverged', message: outcome.message, result: outcome.result },
     );
   } catch (err) {
-    time.close();
     if (err instanceof Cancelled) return send({ type: 'cancelled' });
     throw err;
+  } finally {
+    time.close();
   }
 }
 
