@@ -1,6 +1,7 @@
 // The lab's child process: image matching, run bundling, an experiment's image-side preflight and pair sweeps, off
 // the main process (Electron main, `prh serve`).
 // One task as JSON on stdin, one JSON reply line on stdout (engine/child).
+import '../source-maps'; // first: before any package loads
 import { answerParent } from '../child';
 import type { ExperimentConfig } from '../../shared/experiment';
 import { matchDroppedImages, preflightExperimentImages, sweepExperiment } from '../experiment';

@@ -1,6 +1,7 @@
 // The process that builds one member of an ensemble world encoder (ensemble.ts, buildEnsemble): the one-ViT recipe
 // (and where its checkpoints go) in, its CLS graph (base64) and build manifest out; its progress lines on stderr, as
 // `prh world build-encoder` logs.
+import '../../source-maps'; // first: before any package loads
 import { answerParent } from '../../child';
 import { buildVit } from './build';
 import { MemberInput } from './ensemble';
