@@ -25,6 +25,7 @@ export type Tokenizer = {
 
 // BERT's punctuation: ASCII's non-alphanumeric printables, and every Unicode P* character.
 const PUNCT = String.raw`!-\/:-@\[-\x60{-~\p{P}`;
+// CJK ideographs (BERT's ranges), each spaced into a word of its own.
 const CJK = String.raw`\u{4e00}-\u{9fff}\u{3400}-\u{4dbf}\u{20000}-\u{2a6df}\u{2a700}-\u{2b73f}\u{2b740}-\u{2b81f}\u{2b820}-\u{2ceaf}\u{f900}-\u{faff}\u{2f800}-\u{2fa1f}`;
 const DROPPED = /[\0\ufffd]|(?!\s)[\p{Cc}\p{Cf}]/gu; // NUL, U+FFFD, and control/format characters but whitespace
 const SPACE = /\s/gu;
