@@ -67,17 +67,16 @@ function cutWord(tk: Tokenizer, word: string): number[] {
 
 // word -> its pieces, per tokenizer: captions repeat their words, so each distinct word is cut once.
 const pieceCache = new WeakMap<Tokenizer, Map<string, number[]>>();
-function wordPieces(tk: Tokenizer, word: string): number[] {
-  let cache = pieceCache.get(tk);
-  if (!cache) pieceCache.set(tk, (cache = new Map()));
-  let ids = cache.get(word);
-  if (!ids) cache.set(word, (ids = cutWord(tk, word)));
-  return ids;
-}
 
 // Caption -> token ids without [CLS]/[SEP] (the views add them after cropping).
-export const encodeText = (tk: Tokenizer, text: string): number[] =>
-  preTokenize(text, tk.lowercase, tk.stripAccents).flatMap((w) => wordPieces(tk, w));
+export function encodeText(tk: Tokenizer, text: string): number[] {
+  const pieces = pieceCache.get(tk) ?? pieceCache.set(tk, new Map()).get(tk)!;
+  return preTokenize(text, tk.lowercase, tk.stripAccents).flatMap((w) => {
+    let ids = pieces.get(w);
+    if (!ids) pieces.set(w, (ids = cutWord(tk, w)));
+    return ids;
+  });
+}
 
 // A caption's ids as every model input holds them: cut to leave room for [CLS] and [SEP] in maxLen, and never
 // empty (a caption of only stripped characters still yields [UNK]).

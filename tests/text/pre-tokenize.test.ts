@@ -105,8 +105,9 @@ describe('preTokenize', () => {
   });
 
   it("equals it on this repo's caption fixtures", () => {
-    const lines = ['flickr8k-token', 'flickr30k-token'].flatMap((d) =>
-      readFileSync(join(fixtures, d, d === 'flickr8k-token' ? 'Flickr8k.token.txt' : 'results_20130124.token'), 'utf8')
+    const files = [join('flickr8k-token', 'Flickr8k.token.txt'), join('flickr30k-token', 'results_20130124.token')];
+    const lines = files.flatMap((f) =>
+      readFileSync(join(fixtures, f), 'utf8')
         .split('\n')
         .map((l) => l.split('\t')[1] ?? l),
     );
