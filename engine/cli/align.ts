@@ -2,11 +2,10 @@
 import { basename } from 'node:path';
 import { Command, Option } from 'commander';
 import { z } from 'zod';
-import { MapKind, compareArms, parseRange, sweepPairs } from '../align';
+import { MapKind } from '../align/map-kind';
+import { parseRange } from '../align/rows';
 import { type EmbeddingFile, readEmbeddings } from '../embeddings';
 import { InputError } from '../errors';
-import { colMeans, subRow, takeRows } from '../linalg';
-import { WEIGHTS, PHI, sliceDirections, slicedEppsPulley } from '../metrics';
 import { parseFlags, printTable } from './output';
 
 const num = (v: string) => Number(v);
@@ -82,6 +81,7 @@ export function registerAlign(program: Command): void {
     .option('--json', 'print one JSON document')
     .action(async (raw) => {
       const o = parseFlags(AlignCli, raw);
+      const { compareArms } = await import('../align'); // onnxruntime's GEMM (engine/cli/main.ts)
       const image = readEmbeddings(o.image);
       const texts = o.text.map((t) => readEmbeddings(t));
       texts.forEach((t) => checkIds(image, t));
@@ -165,6 +165,7 @@ export function registerAlign(program: Command): void {
           .split(',')
           .map((s: string) => Number(s.trim())),
       });
+      const { sweepPairs } = await import('../align');
       const image = readEmbeddings(o.image);
       const text = readEmbeddings(o.text);
       checkIds(image, text);
@@ -207,6 +208,10 @@ export function registerAlign(program: Command): void {
     .option('--json', 'print one JSON document')
     .action(async (file: string, raw) => {
       const o = parseFlags(GaussCli, { ...raw, file });
+      const [{ colMeans, subRow, takeRows }, { WEIGHTS, PHI, sliceDirections, slicedEppsPulley }] = await Promise.all([
+        import('../linalg'),
+        import('../metrics'),
+      ]);
       const { emb } = readEmbeddings(o.file);
       const x = takeRows(
         emb,

@@ -4,19 +4,9 @@ import { Presets, SingleBar } from 'cli-progress';
 import { type Command, Option } from 'commander';
 import { z } from 'zod';
 import { Split } from '../../shared/dataset';
-import { describeAdapter } from '../../shared/gpu';
-import {
-  Device,
-  ImageSpec,
-  defaultCacheDir,
-  Pool,
-  Preset,
-  embedCached,
-  listImages,
-  openImageEncoder,
-  specOverrides,
-  writeImageEmbeddings,
-} from '../image';
+import { ImageDevice, describeAdapter } from '../../shared/gpu';
+import { defaultCacheDir } from '../image/cache';
+import { ImageSpec, Pool, Preset, specOverrides } from '../image/spec';
 import { Cancelled } from '../runs/job';
 import { EXIT, parseFlags, printTable } from './output';
 
@@ -46,7 +36,7 @@ const EmbedFlags = z.object({
   range: z.enum(['0-1', '0-255']).optional(),
   batch: Int.default(16),
   threads: z.coerce.number().int().nonnegative().default(0),
-  device: Device.default('auto'),
+  device: ImageDevice.default('auto'),
   onBadImage: z.enum(['skip', 'fail']).default('fail'),
   cacheDir: z.union([z.string(), z.literal(false)]).optional(),
   json: z.boolean().optional(),
@@ -88,7 +78,7 @@ export function registerImage(program: Command, setExit: (code: number) => void 
         '--device <d>',
         'auto: CUDA when its provider is installed, else WebGPU on a real GPU, else CPU; webgpu: any WebGPU adapter (also an emulated one)',
       )
-        .choices(Device.options)
+        .choices(ImageDevice.options)
         .default('auto'),
     )
     .addOption(
@@ -101,6 +91,8 @@ export function registerImage(program: Command, setExit: (code: number) => void 
     .option('--json', 'print one JSON document')
     .action(async (raw: Record<string, unknown>) => {
       const o = parseFlags(EmbedFlags, raw);
+      // onnxruntime and the encoders (engine/cli/main.ts)
+      const { embedCached, listImages, openImageEncoder, writeImageEmbeddings } = await import('../image');
       const overrides = specOverrides(o);
       const images = listImages(o.data, o.split, o.images);
       const enc = await openImageEncoder(o.model, {

@@ -6,8 +6,6 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { MatchResult } from '../../shared/api';
 import { isImageFile } from '../data';
 import { InputError } from '../errors';
-import { matchDroppedImages } from '../experiment';
-import { percentile } from '../metrics';
 import { numberOption, printTable } from './output';
 import { runsFolder } from './runs';
 
@@ -44,7 +42,8 @@ export type OwnSummary = {
   photoInTopK: number;
   medianPhotoRank: number;
 };
-export function ownSummary(r: MatchResult, k: number): OwnSummary[] {
+export async function ownSummary(r: MatchResult, k: number): Promise<OwnSummary[]> {
+  const { percentile } = await import('../metrics');
   const median = (xs: number[]) => percentile(Float64Array.from(xs).sort(), 0.5);
   return r.arms.flatMap((a) => {
     const owns = a.images.flatMap((im) => (im.own?.ranks ? [im.own] : []));
@@ -96,8 +95,10 @@ export function registerMatch(program: Command): void {
           throw new InputError(`${paths.join(', ')}: no image files (.jpg .jpeg .png .webp .gif .bmp .avif)`);
         const images = files.map((f) => ({ name: basename(f), base64: readFileSync(f).toString('base64') }));
         const pool = o.pool === 'test' ? 'test' : resolve(o.pool);
+        // the arms' encoders: tfjs (engine/cli/main.ts)
+        const { matchDroppedImages } = await import('../experiment');
         const r = await matchDroppedImages(experimentDir(ref, o.runs), images, pool, o.top, Boolean(o.perPhoto));
-        const summary = ownSummary(r, o.top);
+        const summary = await ownSummary(r, o.top);
         if (o.json) return console.log(JSON.stringify({ ...r, ownSummary: summary }));
         console.log(
           `pool: ${r.pool.name} (${r.pool.size} captions of ${r.pool.photos} photos)${o.perPhoto ? ', each photo once' : ''}`,

@@ -2,10 +2,9 @@
 import { join, resolve } from 'node:path';
 import { SingleBar, Presets } from 'cli-progress';
 import type { Command } from 'commander';
-import { ARMS, DEFAULT_LAMB, PRESET_NAMES, TRAIN_DEFAULTS as D, TrainConfig } from '../../shared/train';
+import { ARMS, BACKENDS, DEFAULT_LAMB, PRESET_NAMES, TRAIN_DEFAULTS as D, TrainConfig } from '../../shared/train';
 import { writeJsonAtomic } from '../atomic';
 import { claim, heartbeat, HEARTBEAT_MS, release } from '../runs';
-import { BACKENDS, train } from '../train';
 import { EXIT, numberOption, parseFlags } from './output';
 
 const num = numberOption;
@@ -107,6 +106,7 @@ async function trainInto(
   setExit: (code: number) => void,
 ): Promise<void> {
   writeJsonAtomic(join(o.out, 'config.json'), config);
+  const { train } = await import('../train'); // tfjs and the models (engine/cli/main.ts)
   const json = Boolean(o.json);
   const bar = json
     ? null

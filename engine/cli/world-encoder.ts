@@ -10,23 +10,8 @@ import { z } from 'zod';
 import { writeFileAtomic, writeJsonAtomic } from '../atomic';
 import { InputError } from '../errors';
 import { readJson } from '../json-file';
-import { splitCeiling } from '../experiment';
-import { PRESETS } from '../models';
-import {
-  PoolerRecipe,
-  WORLD_ENCODER_RECIPE,
-  WorldEncoderRecipe,
-  type BuiltEncoder,
-  type CeilingOf,
-  type WorldEncoderManifest,
-  buildWorldEncoder,
-  describePooler,
-  joinWorldEncoders,
-  probeWorldEncoder,
-  readWorldEncoderManifest,
-  repoolWorldEncoder,
-  sha256,
-} from '../image';
+import { PRESETS } from '../models/presets';
+import type { BuiltEncoder, CeilingOf, WorldEncoderManifest } from '../image';
 import { parseFlags, printTable } from './output';
 
 const Flags = z.object({
@@ -95,6 +80,18 @@ export function registerWorldEncoder(program: Command): void {
       if (o.probeWorld && !existsSync(o.probeWorld))
         throw new InputError(`--probe-world: ${o.probeWorld} does not exist`);
       const log = (t: string) => (o.json ? undefined : console.error(t));
+      // tfjs, onnxruntime and the world (engine/cli/main.ts)
+      const {
+        PoolerRecipe,
+        WORLD_ENCODER_RECIPE,
+        WorldEncoderRecipe,
+        buildWorldEncoder,
+        describePooler,
+        joinWorldEncoders,
+        probeWorldEncoder,
+        readWorldEncoderManifest,
+        repoolWorldEncoder,
+      } = await import('../image');
       // model and manifest written together; the probes (unless --no-probe) on the model as written
       const write = async (built: BuiltEncoder): Promise<void> => {
         mkdirSync(dirname(o.out), { recursive: true });
@@ -111,7 +108,7 @@ export function registerWorldEncoder(program: Command): void {
           throw new InputError(
             `--probe-only and ${o.check ? '--check' : o.join ? '--join' : '--no-probe'}: choose one`,
           );
-        const { manifest } = readBuilt(o.out);
+        const { manifest } = await readBuilt(o.out);
         const probe = await probeWorldEncoder(o.out, manifest.recipe, o.probeWorld, log, ceiling);
         writeJsonAtomic(manifestPath(o.out), { ...manifest, probe });
         return report({ ...manifest, probe }, o.json);
@@ -121,7 +118,7 @@ export function registerWorldEncoder(program: Command): void {
         if (other) throw new InputError(`--join and --${other}: choose one`);
         const pooler = o.repool ? readJson(o.repool, PoolerRecipe, 'a pooler recipe') : undefined;
         const built = await joinWorldEncoders(
-          o.join.map((f) => ({ ...readBuilt(f), source: f })),
+          await Promise.all(o.join.map(async (f) => ({ ...(await readBuilt(f)), source: f }))),
           pooler,
           log,
         );
@@ -130,7 +127,7 @@ export function registerWorldEncoder(program: Command): void {
       if (o.repool) {
         if (o.check || o.recipe) throw new InputError(`--repool and ${o.check ? '--check' : '--recipe'}: choose one`);
         const pooler = readJson(o.repool, PoolerRecipe, 'a pooler recipe');
-        const { manifest, bytes } = readBuilt(o.out);
+        const { manifest, bytes } = await readBuilt(o.out);
         const built = await repoolWorldEncoder(bytes, manifest, pooler, o.out);
         log(
           `pooler: ${describePooler(pooler)}, fitted in ${built.manifest.pooler!.seconds.toFixed(1)} s on the model's own ViT (sha256 ${built.manifest.pooler!.baseSha256.slice(0, 16)}…)`,
@@ -194,7 +191,8 @@ export function registerWorldEncoder(program: Command): void {
 }
 
 // A built model and its manifest, refused unless the manifest describes these bytes.
-function readBuilt(out: string): { manifest: WorldEncoderManifest; bytes: Buffer } {
+async function readBuilt(out: string): Promise<{ manifest: WorldEncoderManifest; bytes: Buffer }> {
+  const { readWorldEncoderManifest, sha256 } = await import('../image');
   const manifest = readWorldEncoderManifest(manifestPath(out));
   const bytes = readFileSync(out);
   if (sha256(bytes) !== manifest.sha256)
@@ -203,6 +201,7 @@ function readBuilt(out: string): { manifest: WorldEncoderManifest; bytes: Buffer
 }
 
 const ceiling: CeilingOf = async (ds, emb, ids) => {
+  const { splitCeiling } = await import('../experiment');
   const c = await splitCeiling(ds, { emb, ids }, { dim: CEILING_DIM, k: 10 });
   return c && { r1: c.r1, mknn: c.mknn, dim: c.dim };
 };
