@@ -9,6 +9,7 @@ import { describeAdapter } from '../../shared/gpu';
 import { RESUMABLE } from '../../shared/runs';
 import { armSteps, TrainConfig, type Arm } from '../../shared/train';
 import { Cancelled, RunStore, Scheduler, type Job, type JobContext } from '../runs';
+import { startOrder } from './arm-order';
 import { finalize } from './final';
 import { imageArms, type ImageArms } from './image-arms';
 import { renderableWorld, type RenderableWorld } from './world-scenes';
@@ -161,7 +162,7 @@ async function trainArms(
   opts: { create: (arm: Arm, seed: number) => string; concurrency: number; steps: number },
 ): Promise<void> {
   const scheduler = new Scheduler(store, { concurrency: opts.concurrency, executor: ctx.executor });
-  const keys = ctx.config.seeds.flatMap((seed) => ctx.config.arms.map((arm) => ({ arm, seed })));
+  const keys = startOrder(ctx.config.seeds.flatMap((seed) => ctx.config.arms.map((arm) => ({ arm, seed }))));
   const tagOf = new Map<string, { arm: string; seed: number }>();
   const reached = new Map<string, number>(); // arm run -> the furthest step it reached
   const finished = (id: string) => ['done', 'diverged'].includes(store.get(id).status);
@@ -177,7 +178,7 @@ async function trainArms(
       opts.steps * keys.length,
       'training arms',
     );
-  // What is left, in seed then arm order: arms of an earlier attempt continue, the others are made when they start.
+  // What is left, in start order: arms of an earlier attempt continue, the others are made when they start.
   const left = keys.filter((k) => {
     const id = children[childKey(k.arm, k.seed)];
     return !id || !finished(id);
