@@ -88,7 +88,7 @@ describe('one owner per run', () => {
   );
 
   it('after kill -9 of its owner, a run whose worker still lives stays running and refuses a resume, until the worker is gone', async () => {
-    const id = trainRun(40);
+    const id = trainRun(6); // stopped as soon as it runs, then trained whole by the resume
     const owner = background('runs', 'resume', id);
     await until(() => statusNow(id)?.status === 'running' && !!statusNow(id)?.pid);
     const worker = status(id).pid!;
