@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { InputError } from '../errors';
 import { type BootstrapResult, pairedBootstrap } from '../metrics';
 import { type Evaluation, EmbeddingsGuard, evaluate } from './evaluate';
-import { MapKind } from './maps';
+import { MapKind } from './map-kind';
 import { RowSelection } from './rows';
 
 export const CompareOptions = z.object({

@@ -14,7 +14,8 @@ import {
   mutualKnnFromGrams,
   retrievalRanks,
 } from '../metrics';
-import { MapKind, fitMap } from './maps';
+import { MapKind } from './map-kind';
+import { fitMap } from './maps';
 import { RowSelection, assertDisjoint, resolveRows } from './rows';
 
 export const EmbeddingsGuard = z.custom<Embeddings>(

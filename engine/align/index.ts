@@ -3,7 +3,8 @@
 // and the pair-count sweep.
 export { RowSelection, parseRange } from './rows';
 export { freeParameters, polar, procrustes, type OrthoMap } from './procrustes';
-export { MapKind, fitMap, randomOrthonormal } from './maps';
+export { MapKind } from './map-kind';
+export { fitMap, randomOrthonormal } from './maps';
 export {
   AlignOptions,
   EvaluateOptions,

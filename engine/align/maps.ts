@@ -2,10 +2,8 @@
 // a random orthonormal map and a Procrustes map fitted on shuffled pairs; both should score at chance.
 import { Matrix, QrDecomposition } from 'ml-matrix';
 import { type Mat, gaussianMatrix, permutation, rngFrom, transpose } from '../linalg';
-import { MapKind } from './map-kind';
+import type { MapKind } from './map-kind';
 import { type OrthoMap, freeParameters, procrustes } from './procrustes';
-
-export { MapKind };
 
 // W = Q from the QR of a Gaussian [p, q] (p >= q), columns signed so diag(R) > 0 (a Haar-distributed frame).
 export function randomOrthonormal(dImg: number, dTxt: number, seed: number): Mat {

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { InputError } from '../errors';
 import { permutation, rngFrom, subRow, takeRows } from '../linalg';
 import { EmbeddingsGuard, type Recall, fitOnRows, fitTestRows, retrieval } from './evaluate';
-import { MapKind } from './maps';
+import { MapKind } from './map-kind';
 import { RowSelection } from './rows';
 
 export const SweepOptions = z.object({
