@@ -6,10 +6,12 @@ import * as ort from 'onnxruntime-node';
 import type { Mat } from './matrix';
 
 const { onnx } = onnxProto;
-const DOUBLE = onnx.TensorProto.DataType.DOUBLE;
 
-// C = op(A) op(B), or C = C0 - op(A) op(B) with a third input C0 (alpha -1, beta 1: fused, no JS pass).
-function gemmModel(transA: boolean, transB: boolean, sub: boolean): Uint8Array {
+// A one-node Gemm graph: C = op(A) op(B), or C = C0 - op(A) op(B) with a third input C0 (alpha -1, beta 1: fused, no
+// JS pass), in float64 (this module) or float32 (training's matmul kernel, engine/train/matmul-kernel.ts).
+export type GemmGraph = { float32?: boolean; transA: boolean; transB: boolean; sub?: boolean };
+export function gemmModel({ float32 = false, transA, transB, sub = false }: GemmGraph): Uint8Array {
+  const elemType = float32 ? onnx.TensorProto.DataType.FLOAT : onnx.TensorProto.DataType.DOUBLE;
   const dims = (names: string[]) =>
     onnx.TensorShapeProto.create({
       dim: names.map((dimParam) => onnx.TensorShapeProto.Dimension.create({ dimParam })),
@@ -17,7 +19,7 @@ function gemmModel(transA: boolean, transB: boolean, sub: boolean): Uint8Array {
   const value = (name: string, d: string[]) =>
     onnx.ValueInfoProto.create({
       name,
-      type: onnx.TypeProto.create({ tensorType: onnx.TypeProto.Tensor.create({ elemType: DOUBLE, shape: dims(d) }) }),
+      type: onnx.TypeProto.create({ tensorType: onnx.TypeProto.Tensor.create({ elemType, shape: dims(d) }) }),
     });
   const int = (name: string, i: number) =>
     onnx.AttributeProto.create({ name, i, type: onnx.AttributeProto.AttributeType.INT });
@@ -56,7 +58,7 @@ function session(transA: boolean, transB: boolean, sub = false): Promise<ort.Inf
   const key = `${+transA}${+transB}${+sub}`;
   let s = sessions.get(key);
   if (!s) {
-    s = ort.InferenceSession.create(gemmModel(transA, transB, sub), {
+    s = ort.InferenceSession.create(gemmModel({ transA, transB, sub }), {
       intraOpNumThreads: threads,
       interOpNumThreads: 1,
     });

@@ -7,7 +7,6 @@
 // calibrateStem sets after training and the export folds into the Conv.
 import * as tf from '@tensorflow/tfjs';
 import type { Params } from './encoder';
-import { matMul2d } from './matmul';
 import type { TrainRng } from './rng';
 
 const BN_EPS = 1e-5; // torch BatchNorm2d's
@@ -54,7 +53,7 @@ function conv3x3s2(x: tf.Tensor2D, n: number, H: number, W: number, w: tf.Tensor
   const C = x.shape[1];
   const padded = tf.concat([x, tf.zeros([1, C])], 0);
   const cols = tf.gather(padded, tf.tensor1d(taps(n, H, W), 'int32')).reshape([-1, 9 * C]) as tf.Tensor2D;
-  return matMul2d(cols, w);
+  return tf.matMul(cols, w);
 }
 
 // BatchNorm of z: [rows, C] by the batch's own statistics (σ² biased, as torch normalises in training), affine g, b [C],

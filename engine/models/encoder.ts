@@ -3,7 +3,7 @@
 // waste in every dense layer); every hidden state is returned so any layer's pool can be scored.
 import * as tf from '@tensorflow/tfjs';
 import { attention } from './attention';
-import { linear } from './matmul';
+import { linear } from './linear';
 import type { EncoderConfig } from './presets';
 import type { TrainRng } from './rng';
 

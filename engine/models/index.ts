@@ -23,7 +23,7 @@ export {
   type AttentionShape,
 } from './attention';
 export { initProjector, project } from './projector';
-export { matMul2d, linear } from './matmul';
+export { linear } from './linear';
 export { TrainRng } from './rng';
 export { type PoolerHead, STEM_PATCH_RULE, stemFitsPatch } from './onnx';
 export { type BatchNormMode, calibrateStem } from './conv-stem';

@@ -2,7 +2,7 @@
 // (training and validation loss alike); evaluation embeddings come from the backbone, never from here.
 import * as tf from '@tensorflow/tfjs';
 import { gelu, type Params } from './encoder';
-import { linear } from './matmul';
+import { linear } from './linear';
 import type { ProjectorConfig } from './presets';
 import type { TrainRng } from './rng';
 

@@ -6,7 +6,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { type BatchNormMode, foldStem, initStem, missingParam, stemForward } from './conv-stem';
 import { encodeBlocks, initBlocks, type Params } from './encoder';
-import { linear } from './matmul';
+import { linear } from './linear';
 import { buildVitOnnx, numPatches, type PoolerHead, type VitConfig, type VitWeights } from './onnx';
 import type { EncoderConfig } from './presets';
 import type { TrainRng } from './rng';

@@ -6,10 +6,17 @@ import { BACKENDS, type BackendChoice } from '../../shared/train';
 import { type GpuAdapter, describeAdapter } from '../../shared/gpu';
 import { InputError } from '../errors';
 import { type WebGpu, realGpu, requestWebGpu } from '../gpu';
+import { type MatMulKernel, useMatMul } from './matmul-kernel';
 
 export { BACKENDS, type BackendChoice };
-// adapter: the WebGPU adapter (webgpu backend only)
-export type BackendInfo = { name: string; package: string; threads: number; adapter?: GpuAdapter };
+// adapter: the WebGPU adapter (webgpu backend only); matmul: the wasm backend's matrix product
+export type BackendInfo = {
+  name: string;
+  package: string;
+  threads: number;
+  adapter?: GpuAdapter;
+  matmul?: MatMulKernel;
+};
 
 let chosen: BackendInfo | null = null;
 
@@ -35,10 +42,16 @@ async function useWebGpu(w: WebGpu): Promise<boolean> {
   return tf.setBackend('webgpu');
 }
 
-export async function initBackend(choice: BackendChoice = 'auto'): Promise<BackendInfo> {
+// matmul: the wasm backend's matrix product from here on (default: MLAS, or as a previous call set it).
+export async function initBackend(
+  choice: BackendChoice = 'auto',
+  { matmul }: { matmul?: MatMulKernel } = {},
+): Promise<BackendInfo> {
   if (chosen) {
-    if (choice === 'auto' || chosen.package.endsWith(choice) || choice === chosen.name) return chosen;
-    throw new InputError(`backend already initialised as ${chosen.name}; cannot switch to ${choice} in one process`);
+    if (choice !== 'auto' && !chosen.package.endsWith(choice) && choice !== chosen.name)
+      throw new InputError(`backend already initialised as ${chosen.name}; cannot switch to ${choice} in one process`);
+    if (chosen.matmul && matmul) chosen.matmul = useMatMul(matmul);
+    return chosen;
   }
   if (choice === 'auto' || choice === 'tensorflow-gpu')
     if (await tryNative('@tensorflow/tfjs-node-gpu'))
@@ -68,7 +81,12 @@ export async function initBackend(choice: BackendChoice = 'auto'): Promise<Backe
   if (!(await tf.setBackend('wasm'))) throw new Error('tfjs wasm backend failed to initialise');
   registerSegmentSum('wasm');
   registerRowGather();
-  return (chosen = { name: 'wasm', package: '@tensorflow/tfjs-backend-wasm', threads: 1 });
+  return (chosen = {
+    name: 'wasm',
+    package: '@tensorflow/tfjs-backend-wasm',
+    threads: 1,
+    matmul: useMatMul(matmul ?? 'mlas'),
+  });
 }
 
 export const backendInfo = (): BackendInfo | null => chosen;

@@ -238,7 +238,7 @@ export async function train(
     log(`resumed from epoch ${st.epoch} (step ${st.step})`);
   }
   log(
-    `backend ${backend.name} (${backend.package}${backend.threads ? `, ${backend.threads} thread(s)` : ''}${backend.adapter ? ` on ${describeAdapter(backend.adapter)}` : ''}); arm ${c.arm}; preset ${c.preset}: ${setup.params.toLocaleString('en')} backbone params, vocab ${tk.vocab.length}`,
+    `backend ${backend.name} (${backend.package}${backend.threads ? `, ${backend.threads} thread(s)` : ''}${backend.matmul === 'mlas' ? ", matmul on onnxruntime's MLAS" : ''}${backend.adapter ? ` on ${describeAdapter(backend.adapter)}` : ''}); arm ${c.arm}; preset ${c.preset}: ${setup.params.toLocaleString('en')} backbone params, vocab ${tk.vocab.length}`,
   );
   if (jepa)
     log(

@@ -1,7 +1,7 @@
 // Next-token prediction with tied embeddings (docs/reference.md#ntp-arm): logits = H[:, :-1]·Eᵀ, cross-entropy on
 // tokens[:, 1:] averaged over non-pad targets. Only positions with a target enter the [n, V] logits.
 import * as tf from '@tensorflow/tfjs';
-import { matMul2d, type TokenBatch } from '../models';
+import type { TokenBatch } from '../models';
 
 // h: [N, d] last hidden state of a causal pass over packed sequences, E: [V, d] -> mean CE over every position
 // that has a next token (pads do not exist in a packed batch).
@@ -15,7 +15,7 @@ export function ntpLoss(h: tf.Tensor2D, E: tf.Tensor2D, batch: TokenBatch): tf.S
       tgt.push(ids[offsets[b] + t + 1]);
     }
   const hs = tf.gather(h, tf.tensor1d(src, 'int32')) as tf.Tensor2D;
-  return crossEntropy(matMul2d(hs, tf.transpose(E)), Int32Array.from(tgt));
+  return crossEntropy(tf.matMul(hs, E, false, true), Int32Array.from(tgt));
 }
 
 // Mean cross-entropy of logits [n, V] against targets [n], with the gradient written out: (softmax − onehot) / n.

@@ -10,7 +10,7 @@ import {
   eppsPulleyMoments,
   eppsPulleyWeights,
 } from '../metrics';
-import { TrainRng, matMul2d } from '../models';
+import { TrainRng } from '../models';
 
 // dStat/dz: [N, M], a second pass over z with the coefficients of the first.
 export function sigregGradient(
@@ -109,4 +109,4 @@ export const sigregDirections = (K: number, M: number, step: number): Float32Arr
 
 // x: [N, K] pooled over every view, A: [K, M] -> mean_s T_s
 export const sigreg = (x: tf.Tensor2D, A: tf.Tensor2D, g: EppsPulleyGrid = SP_GRID, worldSize = 1): tf.Scalar =>
-  sigregOn(matMul2d(x, A), g, worldSize);
+  sigregOn(tf.matMul(x, A), g, worldSize);

@@ -369,7 +369,7 @@ async function profileStep(
     const kernelMs = kernels.filter((k) => k.name !== 'forward').reduce((a, k) => a + k.ms, 0);
     const jsMs = Object.values(js).reduce((a, b) => a + b, 0);
     return {
-      note: "tf kernel ms from tf.profile of one extra step (profiling adds overhead); 'forward' = customGrad ops (matMul2d, JS attention, SIGReg), whose time includes the kernels they call, so tfKernelMs leaves them out; plainJsMs = the JS custom ops run alone on this step's shapes (x layers), whose backward tf.profile cannot see",
+      note: "tf kernel ms from tf.profile of one extra step (profiling adds overhead); 'forward' = customGrad ops (JS attention, SIGReg, the cross-entropy), whose time includes the kernels they call, so tfKernelMs leaves them out; plainJsMs = the JS custom ops run alone on this step's shapes (x layers), whose backward tf.profile cannot see",
       forwardOnlyMs: round(forwardMs, 4),
       encoderForwardMs: round(encodeMs, 4),
       profiledStepMs: round(profiledStepMs, 4),

@@ -70,7 +70,8 @@ describe('prh train', () => {
 
 describe('a run whose loss explodes without a NaN', () => {
   it('ends done with a warning in its log, its events and its result', async () => {
-    // lr 10 warmed up from 0 over 20 steps: the loss climbs from .85 to thousands, every value finite.
+    // lr 8 warmed up from 0 over 20 steps: the loss climbs from .85 to thousands, every value finite (where the path
+    // runs depends on the float bits: on MLAS products here, lr 10 and 12 end in a NaN, lr 6 stays under 1e3 x).
     const { store, id, state } = await runToEnd({
       kind: 'train',
       version: 1,
@@ -81,7 +82,7 @@ describe('a run whose loss explodes without a NaN', () => {
       slices: 32,
       vocabSize: 100,
       backend: 'wasm',
-      lr: 10,
+      lr: 8,
       warmupSteps: 20,
       warmupStart: 0,
     });

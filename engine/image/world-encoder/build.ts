@@ -44,7 +44,7 @@ export async function buildVit(
   if (recipe.members) throw new Error('buildVit builds one ViT: an ensemble recipe goes to buildWorldEncoder');
   const t0 = performance.now();
   const load0 = loadavg();
-  const backend = await initBackend('wasm');
+  const backend = await initBackend('wasm', { matmul: 'wasm' }); // the shipped manifest's bits (engine/train/backend.ts)
   const log = hooks.log ?? (() => {});
   const w = recipe.world;
   // the scene states, for the render pools only (the crop path's worldImages draws its own)

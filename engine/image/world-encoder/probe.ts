@@ -41,7 +41,7 @@ export async function probeWorldEncoder(
   log: (t: string) => void = () => {},
   ceiling?: CeilingOf,
 ): Promise<ProbeTable> {
-  await initBackend('wasm'); // the random-init ViT is built with tfjs
+  await initBackend('wasm', { matmul: 'wasm' }); // the random-init ViT is built with tfjs, as the build's own
   const tmp = mkdtempSync(join(tmpdir(), 'prh-world-probe-'));
   try {
     const world = { ...PROBE_WORLD, imageSize: recipe.world.imageSize };

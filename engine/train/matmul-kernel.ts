@@ -1,0 +1,115 @@
+// tfjs's matrix product (BatchMatMul) on the wasm backend, two ways (engine/train/backend.ts picks):
+// - 'mlas': onnxruntime's CPU GEMM. wasm's own is 128-bit SIMD (24-37 GFLOP/s on minilm-33m's shapes); MLAS runs the
+//   CPU's widest kernels (AVX-512 here: 160-190 GFLOP/s) and takes transposed operands as they are
+//   (docs/reference.md#engines). tfjs kernels are synchronous, and onnxruntime-node's public `run` is a promise around
+//   a synchronous native call, so this calls the native session that `run` wraps (onnxruntime-node is pinned).
+// - 'wasm': wasm's own, its transposed operands transposed first (it runs a transposed product as a scalar loop,
+//   1.2-2.5 GFLOP/s): the same bits on every machine, the products every world-encoder build has made.
+import * as tf from '@tensorflow/tfjs';
+import * as ort from 'onnxruntime-node';
+import { type Binding, binding, initOrt } from 'onnxruntime-node/dist/binding';
+import { gemmModel } from '../linalg/gemm';
+
+// Who multiplies matrices on wasm: onnxruntime's MLAS GEMM (3-5x wasm's own on this project's shapes), or wasm's own
+// XNNPACK kernel, the same bits on every machine: what the shipped world encoder was built with, so its rebuild keeps it.
+export type MatMulKernel = 'mlas' | 'wasm';
+
+type HeapBackend = {
+  typedArrayFromHeap(t: tf.TensorInfo): Float32Array;
+  makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
+};
+
+// One single-thread session per transpose pattern: arms run as single-thread processes (docs/reference.md#engines).
+const sessions = new Map<string, Binding.InferenceSession>();
+function session(transA: boolean, transB: boolean): Binding.InferenceSession {
+  const key = `${+transA}${+transB}`;
+  let s = sessions.get(key);
+  if (!s) {
+    initOrt();
+    s = new binding.InferenceSession();
+    const model = gemmModel({ float32: true, transA, transB });
+    s.loadModel(model.buffer as ArrayBuffer, model.byteOffset, model.byteLength, {
+      intraOpNumThreads: 1,
+      interOpNumThreads: 1,
+      executionProviders: ['cpu'],
+    });
+    sessions.set(key, s);
+  }
+  return s;
+}
+
+const size = (shape: number[]): number => shape.reduce((p, c) => p * c, 1);
+
+let stock: { matMul: tf.KernelConfig; transpose: tf.KernelConfig } | null = null; // wasm's own kernels
+
+type Product = { a: tf.TensorInfo; b: tf.TensorInfo; transposeA: boolean; transposeB: boolean };
+
+// A single float32 product (every batch axis 1, any rank): a: [.., m, k] (or [.., k, m] transposed), b: [.., k, n]
+// (or [.., n, k]) -> [.., m, n] on MLAS.
+function mlas(heap: HeapBackend, { a, b, transposeA, transposeB }: Product): tf.TensorInfo | null {
+  const ra = a.shape.length,
+    rb = b.shape.length;
+  if (a.dtype !== 'float32' || b.dtype !== 'float32' || ra < 2 || rb < 2) return null;
+  if (size(a.shape.slice(0, -2)) !== 1 || size(b.shape.slice(0, -2)) !== 1) return null;
+  const [a0, a1] = a.shape.slice(-2),
+    [b0, b1] = b.shape.slice(-2);
+  const [m, k] = transposeA ? [a1, a0] : [a0, a1],
+    [kb, n] = transposeB ? [b1, b0] : [b0, b1];
+  if (k !== kb) throw new Error(`BatchMatMul: inner dimensions differ (${k} vs ${kb})`);
+  if (m === 0 || n === 0 || k === 0) return null;
+  // The output first: allocating it may grow the wasm memory, which detaches earlier views of the heap.
+  const out = heap.makeOutput([...new Array<number>(Math.max(ra, rb) - 2).fill(1), m, n], 'float32');
+  session(transposeA, transposeB).run(
+    {
+      A: new ort.Tensor('float32', heap.typedArrayFromHeap(a), [a0, a1]),
+      B: new ort.Tensor('float32', heap.typedArrayFromHeap(b), [b0, b1]),
+    },
+    { C: new ort.Tensor('float32', heap.typedArrayFromHeap(out), [m, n]) }, // written in place
+    {},
+  );
+  return out;
+}
+
+// Registers `kind`'s BatchMatMul on the wasm backend (set up already) and returns it; what neither handles goes to
+// wasm's own kernel as it is.
+export function useMatMul(kind: MatMulKernel): MatMulKernel {
+  if (!stock) {
+    const [matMul, transpose] = [tf.getKernel('BatchMatMul', 'wasm'), tf.getKernel('Transpose', 'wasm')];
+    if (!matMul || !transpose) throw new Error('tfjs wasm backend has no BatchMatMul or Transpose kernel');
+    stock = { matMul, transpose };
+  }
+  const own = stock;
+  tf.unregisterKernel('BatchMatMul', 'wasm');
+  tf.registerKernel({
+    kernelName: 'BatchMatMul',
+    backendName: 'wasm',
+    kernelFunc: (args) => {
+      const p = { ...(args.inputs as { a: tf.TensorInfo; b: tf.TensorInfo }), ...(args.attrs as unknown as Product) };
+      const backend = args.backend as unknown as HeapBackend & { disposeData(id: tf.DataId): void };
+      if (kind === 'mlas') return mlas(backend, p) ?? own.matMul.kernelFunc(args);
+      if (p.a.shape.length !== 2 || p.b.shape.length !== 2 || !(p.transposeA || p.transposeB))
+        return own.matMul.kernelFunc(args);
+      const plain = (x: tf.TensorInfo, t: boolean) =>
+        t
+          ? (own.transpose.kernelFunc({
+              inputs: { x },
+              attrs: { perm: [1, 0] },
+              backend: args.backend,
+            }) as tf.TensorInfo)
+          : x;
+      const [a, b] = [plain(p.a, p.transposeA), plain(p.b, p.transposeB)];
+      const out = own.matMul.kernelFunc({
+        ...args,
+        inputs: { a, b },
+        attrs: { ...args.attrs, transposeA: false, transposeB: false },
+      });
+      for (const [x, t] of [
+        [a, p.transposeA],
+        [b, p.transposeB],
+      ] as const)
+        if (t) backend.disposeData(x.dataId);
+      return out;
+    },
+  });
+  return kind;
+}
