@@ -16,7 +16,8 @@ export function infoNce(P: tf.Tensor2D, V: number, temperature = INFONCE_TEMPERA
   const pos = new Float32Array(N * N); // [N, N]: 1 where rows i ≠ j are views of one item
   for (let i = 0; i < N; i++) for (let j = 0; j < N; j++) pos[i * N + j] = i !== j && i % B === j % B ? 1 : 0;
   const z = tf.div(P, tf.maximum(tf.norm(P, 'euclidean', 1, true), 1e-12));
-  const logits = tf.sub(tf.div(tf.matMul(z, z, false, true), temperature), tf.mul(tf.eye(N), 1e9)); // a row is not its own candidate
+  // z zᵀ / τ: [N, N], a row not its own candidate
+  const logits = tf.sub(tf.div(tf.matMul(z, z, false, true), temperature), tf.mul(tf.eye(N), 1e9));
   const logp = tf.sub(logits, tf.logSumExp(logits, 1, true));
   return tf.div(tf.neg(tf.sum(tf.mul(logp, tf.tensor2d(pos, [N, N])))), N * (V - 1)) as tf.Scalar;
 }
