@@ -7,6 +7,7 @@ import { type GpuAdapter, describeAdapter } from '../../shared/gpu';
 import { InputError } from '../errors';
 import { type WebGpu, realGpu, requestWebGpu } from '../gpu';
 import { type MatMulKernel, useMatMul } from './matmul-kernel';
+import type { HeapBackend } from './wasm-heap';
 
 export { BACKENDS, type BackendChoice };
 // adapter: the WebGPU adapter (webgpu backend only); matmul: the wasm backend's matrix product
@@ -50,7 +51,7 @@ export async function initBackend(
   if (chosen) {
     if (choice !== 'auto' && !chosen.package.endsWith(choice) && choice !== chosen.name)
       throw new InputError(`backend already initialised as ${chosen.name}; cannot switch to ${choice} in one process`);
-    if (chosen.matmul && matmul) chosen.matmul = useMatMul(matmul);
+    if (chosen.matmul && matmul && matmul !== chosen.matmul) chosen.matmul = useMatMul(matmul);
     return chosen;
   }
   if (choice === 'auto' || choice === 'tensorflow-gpu')
@@ -91,10 +92,6 @@ export async function initBackend(
 
 export const backendInfo = (): BackendInfo | null => chosen;
 
-type HeapBackend = {
-  typedArrayFromHeap(t: tf.TensorInfo): Float32Array | Int32Array;
-  makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
-};
 type DataBackend = { readSync(id: unknown): Float32Array | Int32Array };
 
 // out[s, :] = sum of x rows i with segmentIds[i] = s; x: [N, ...inner], ids: [N]. This is the gradient of tf.gather

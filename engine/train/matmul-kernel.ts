@@ -9,15 +9,9 @@ import * as tf from '@tensorflow/tfjs';
 import * as ort from 'onnxruntime-node';
 import { type Binding, binding, initOrt } from 'onnxruntime-node/dist/binding';
 import { gemmModel } from '../linalg/gemm';
+import type { HeapBackend } from './wasm-heap';
 
-// Who multiplies matrices on wasm: onnxruntime's MLAS GEMM (3-5x wasm's own on this project's shapes), or wasm's own
-// XNNPACK kernel, the same bits on every machine: what the shipped world encoder was built with, so its rebuild keeps it.
-export type MatMulKernel = 'mlas' | 'wasm';
-
-type HeapBackend = {
-  typedArrayFromHeap(t: tf.TensorInfo): Float32Array;
-  makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
-};
+export type MatMulKernel = 'mlas' | 'wasm'; // the two ways above
 
 // One single-thread session per transpose pattern: arms run as single-thread processes (docs/reference.md#engines).
 const sessions = new Map<string, Binding.InferenceSession>();
@@ -38,11 +32,11 @@ function session(transA: boolean, transB: boolean): Binding.InferenceSession {
   return s;
 }
 
-const size = (shape: number[]): number => shape.reduce((p, c) => p * c, 1);
-
-let stock: { matMul: tf.KernelConfig; transpose: tf.KernelConfig } | null = null; // wasm's own kernels
+type Stock = { matMul: tf.KernelConfig; transpose: tf.KernelConfig }; // wasm's own kernels
+let stock: Stock | null = null;
 
 type Product = { a: tf.TensorInfo; b: tf.TensorInfo; transposeA: boolean; transposeB: boolean };
+type KernelArgs = Parameters<tf.KernelFunc>[0];
 
 // A single float32 product (every batch axis 1, any rank): a: [.., m, k] (or [.., k, m] transposed), b: [.., k, n]
 // (or [.., n, k]) -> [.., m, n] on MLAS.
@@ -50,7 +44,8 @@ function mlas(heap: HeapBackend, { a, b, transposeA, transposeB }: Product): tf.
   const ra = a.shape.length,
     rb = b.shape.length;
   if (a.dtype !== 'float32' || b.dtype !== 'float32' || ra < 2 || rb < 2) return null;
-  if (size(a.shape.slice(0, -2)) !== 1 || size(b.shape.slice(0, -2)) !== 1) return null;
+  if (tf.util.sizeFromShape(a.shape.slice(0, -2)) !== 1 || tf.util.sizeFromShape(b.shape.slice(0, -2)) !== 1)
+    return null;
   const [a0, a1] = a.shape.slice(-2),
     [b0, b1] = b.shape.slice(-2);
   const [m, k] = transposeA ? [a1, a0] : [a0, a1],
@@ -61,12 +56,33 @@ function mlas(heap: HeapBackend, { a, b, transposeA, transposeB }: Product): tf.
   const out = heap.makeOutput([...new Array<number>(Math.max(ra, rb) - 2).fill(1), m, n], 'float32');
   session(transposeA, transposeB).run(
     {
-      A: new ort.Tensor('float32', heap.typedArrayFromHeap(a), [a0, a1]),
-      B: new ort.Tensor('float32', heap.typedArrayFromHeap(b), [b0, b1]),
+      A: new ort.Tensor('float32', heap.typedArrayFromHeap(a) as Float32Array, [a0, a1]),
+      B: new ort.Tensor('float32', heap.typedArrayFromHeap(b) as Float32Array, [b0, b1]),
     },
-    { C: new ort.Tensor('float32', heap.typedArrayFromHeap(out), [m, n]) }, // written in place
+    { C: new ort.Tensor('float32', heap.typedArrayFromHeap(out) as Float32Array, [m, n]) }, // written in place
     {},
   );
+  return out;
+}
+
+// wasm's own product with its transposed operands transposed first (2-D only; anything else as it is).
+function wasmPlain(own: Stock, args: KernelArgs) {
+  const { a, b } = args.inputs as { a: tf.TensorInfo; b: tf.TensorInfo };
+  const { transposeA, transposeB } = args.attrs as unknown as Product;
+  if (a.shape.length !== 2 || b.shape.length !== 2 || !(transposeA || transposeB)) return own.matMul.kernelFunc(args);
+  const heap = args.backend as unknown as HeapBackend;
+  const plain = (x: tf.TensorInfo, t: boolean) =>
+    t
+      ? (own.transpose.kernelFunc({ inputs: { x }, attrs: { perm: [1, 0] }, backend: args.backend }) as tf.TensorInfo)
+      : x;
+  const [pa, pb] = [plain(a, transposeA), plain(b, transposeB)];
+  const out = own.matMul.kernelFunc({
+    ...args,
+    inputs: { a: pa, b: pb },
+    attrs: { ...args.attrs, transposeA: false, transposeB: false },
+  });
+  if (transposeA) heap.disposeData(pa.dataId);
+  if (transposeB) heap.disposeData(pb.dataId);
   return out;
 }
 
@@ -83,33 +99,14 @@ export function useMatMul(kind: MatMulKernel): MatMulKernel {
   tf.registerKernel({
     kernelName: 'BatchMatMul',
     backendName: 'wasm',
-    kernelFunc: (args) => {
-      const p = { ...(args.inputs as { a: tf.TensorInfo; b: tf.TensorInfo }), ...(args.attrs as unknown as Product) };
-      const backend = args.backend as unknown as HeapBackend & { disposeData(id: tf.DataId): void };
-      if (kind === 'mlas') return mlas(backend, p) ?? own.matMul.kernelFunc(args);
-      if (p.a.shape.length !== 2 || p.b.shape.length !== 2 || !(p.transposeA || p.transposeB))
-        return own.matMul.kernelFunc(args);
-      const plain = (x: tf.TensorInfo, t: boolean) =>
-        t
-          ? (own.transpose.kernelFunc({
-              inputs: { x },
-              attrs: { perm: [1, 0] },
-              backend: args.backend,
-            }) as tf.TensorInfo)
-          : x;
-      const [a, b] = [plain(p.a, p.transposeA), plain(p.b, p.transposeB)];
-      const out = own.matMul.kernelFunc({
-        ...args,
-        inputs: { a, b },
-        attrs: { ...args.attrs, transposeA: false, transposeB: false },
-      });
-      for (const [x, t] of [
-        [a, p.transposeA],
-        [b, p.transposeB],
-      ] as const)
-        if (t) backend.disposeData(x.dataId);
-      return out;
-    },
+    kernelFunc:
+      kind === 'mlas'
+        ? (args) =>
+            mlas(args.backend as unknown as HeapBackend, {
+              ...(args.inputs as { a: tf.TensorInfo; b: tf.TensorInfo }),
+              ...(args.attrs as unknown as Product),
+            }) ?? own.matMul.kernelFunc(args)
+        : (args) => wasmPlain(own, args),
   });
   return kind;
 }
