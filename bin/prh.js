@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// The `prh` command: runs the TypeScript engine through tsx's loader.
-import { register } from 'tsx/esm/api';
+// The `prh` command: the TypeScript engine's CLI, bundled from its sources (entry.js).
+import { join } from 'node:path';
+import { runEntry } from './entry.js';
 
-register();
-await import('../engine/cli/main.ts');
+await runEntry(join(import.meta.dirname, '..', 'engine', 'cli', 'main.ts'));

@@ -34,7 +34,7 @@ import { fingerprint, fingerprintChanges, readFingerprint, writeFingerprint } fr
 import { APP_NAME, APP_VERSION } from '../version';
 
 // runsDir: where runs are stored; userData: the app's user-data folder (the lab's datasets/); worker: how to start
-// a job's process (default: engine/worker under tsx, or the Electron bundle's worker.js); confine: keep the paths
+// a job's process (default: engine/worker through bin/entry.js, or the Electron bundle's worker.js); confine: keep the paths
 // calls name inside the roots a served UI may use (access.ts) — `prh serve` sets it, the desktop app and CLI do not.
 export type ServiceOptions = {
   runsDir: string;

@@ -11,15 +11,15 @@ import { InputError } from '../errors';
 
 export type EntryCommand = { command: string; args: string[]; env: NodeJS.ProcessEnv };
 
-// Under tsx (CLI, tests, `prh serve`) the entry's .ts source runs through tsx's loader; in the bundled Electron app
-// the main build emits `built` next to the main chunk, run by Electron's binary as plain Node.
-// `from` is import.meta.url of a module in the entry's folder; `source` the entry's file name there.
+// From sources (CLI, tests, `prh serve`) the entry's .ts file runs through bin/entry.js (bundled from its sources, as
+// `prh` runs); in the bundled Electron app the main build emits `built` next to the main chunk, run by Electron's
+// binary as plain Node. `from` is import.meta.url of a module in the entry's folder; `source` the entry's file name there.
 export function entryCommand(from: string, source: string, built: string): EntryCommand {
   const here = fileURLToPath(from);
   if (here.endsWith('.ts'))
     return {
       command: process.execPath,
-      args: ['--import', import.meta.resolve('tsx'), resolve(dirname(here), source)],
+      args: [fileURLToPath(new URL('../../bin/entry.js', import.meta.url)), resolve(dirname(here), source)],
       env: {},
     };
   const file = [dirname(here), dirname(dirname(here))].map((d) => join(d, built)).find(existsSync);

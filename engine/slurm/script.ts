@@ -109,7 +109,7 @@ export function nodeCommand(
       throw new SlurmError(
         "set slurm.project to the project's folder on the nodes: the desktop app does not carry the worker's sources",
       );
-    return { cwd: s.project, command: [node, '--import', 'tsx', join('engine', 'worker', 'main.ts')] };
+    return { cwd: s.project, command: [node, join('bin', 'entry.js'), join('engine', 'worker', 'main.ts')] };
   }
   const remote = s.project ?? local;
   const move = (a: string): string => {

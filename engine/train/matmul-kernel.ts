@@ -7,7 +7,7 @@
 //   1.2-2.5 GFLOP/s): the same bits on every machine, the products every world-encoder build has made.
 import * as tf from '@tensorflow/tfjs';
 import * as ort from 'onnxruntime-node';
-import { type Binding, binding, initOrt } from 'onnxruntime-node/dist/binding';
+import { type Binding, binding, initOrt } from 'onnxruntime-node/dist/binding.js';
 import { gemmModel } from '../linalg/gemm';
 import type { HeapBackend } from './wasm-heap';
 

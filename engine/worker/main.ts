@@ -1,4 +1,4 @@
-// A job's process: `node --import tsx engine/worker/main.ts <runDir> [--resume]`.
+// A job's process: `node bin/entry.js engine/worker/main.ts <runDir> [--resume]`.
 // It streams WorkerMessage JSON lines on stdout, appends metrics.jsonl itself (flushed per record),
 // stops at the next safe point on SIGTERM, and exits if its parent dies.
 import '../source-maps'; // first: before any package loads

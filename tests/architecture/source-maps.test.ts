@@ -1,5 +1,5 @@
-// Node parses the source maps of what it loads while its source-map support is on (tsx turns it on): the engine's
-// .ts files must keep theirs (stack traces at .ts lines), the packages' must not be read (tfjs ships 18 MB of them,
+// Node parses the source maps of what it loads while its source-map support is on (bin/entry.js turns it on): the
+// engine's bundled sources must keep theirs (stack traces at .ts lines), the packages' must not be read (tfjs ships 18 MB of them,
 // ~0.3 s of every process's start). Checked on the real `prh` command, and on each process entry's first import.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -21,7 +21,11 @@ describe('source maps', () => {
     const r = spawnSync(process.execPath, ['--import', REPORT, join(root, 'bin', 'prh.js'), '--help'], {
       cwd: root,
       encoding: 'utf8',
-      env: { ...process.env, PRH_MAP_PROBE_ENTRY: join(root, 'engine', 'cli', 'main.ts') },
+      env: {
+        ...process.env,
+        PRH_MAP_PROBE_ENTRY: join(root, 'engine', 'cli', 'main.ts'),
+        PRH_MAP_PROBE_BUNDLE: join(root, '.cache', 'entries', 'engine-cli-main.json'),
+      },
     });
     expect(r.status, r.stderr).toBe(0);
     const line = r.stderr.split('\n').find((l) => l.startsWith('source-maps '));

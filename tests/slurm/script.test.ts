@@ -160,7 +160,7 @@ describe('the worker as the nodes start it', () => {
     expect(() => nodeCommand(bundle, {})).toThrow(/set slurm.project/);
     expect(nodeCommand(bundle, { project: '/cluster/prh' })).toEqual({
       cwd: '/cluster/prh',
-      command: ['node', '--import', 'tsx', 'engine/worker/main.ts'],
+      command: ['node', 'bin/entry.js', 'engine/worker/main.ts'],
     });
   });
 

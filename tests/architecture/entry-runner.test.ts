@@ -1,0 +1,93 @@
+// bin/entry.js, which starts `prh` and every engine process from one bundle of its sources: on a small project of its
+// own (a copy of the runner beside an entry and its modules), the entry sees the argv and import.meta it has under tsx;
+// an edited source is built again, even at the same size; stack traces name the .ts lines; where the bundle cannot be
+// built (a syntax error, no .cache folder) the entry runs under tsx, whose error names the file.
+import { spawnSync } from 'node:child_process';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const root = join(import.meta.dirname, '..', '..');
+const project = mkdtempSync(join(tmpdir(), 'prh-entry-'));
+afterAll(() => rmSync(project, { recursive: true, force: true }));
+
+const app = join(project, 'engine', 'app');
+mkdirSync(join(project, 'bin'));
+mkdirSync(app, { recursive: true });
+copyFileSync(join(root, 'bin', 'entry.js'), join(project, 'bin', 'entry.js'));
+symlinkSync(join(root, 'node_modules'), join(project, 'node_modules'));
+writeFileSync(join(project, 'package.json'), '{ "type": "module" }\n');
+writeFileSync(join(project, 'tsconfig.json'), '{ "compilerOptions": { "target": "ES2022", "strict": true } }\n');
+writeFileSync(
+  join(app, 'main.ts'),
+  [
+    "import { word } from './word';",
+    "const lazy: string = (await import('./lazy')).lazy;",
+    'console.log(JSON.stringify({ argv: process.argv.slice(1), word, lazy, dir: import.meta.dirname }));',
+    "if (process.argv[2] === 'throw') throw new Error('thrown in main');",
+    '',
+  ].join('\n'),
+);
+writeFileSync(join(app, 'lazy.ts'), "export const lazy: string = 'loaded';\n");
+const setWord = (word: string, mtime: Date) => {
+  writeFileSync(join(app, 'word.ts'), `export const word: string = '${word}';\n`);
+  utimesSync(join(app, 'word.ts'), mtime, mtime);
+};
+setWord('one', new Date(2026, 0, 1));
+
+const run = (...args: string[]) =>
+  spawnSync(process.execPath, [join(project, 'bin', 'entry.js'), join(app, 'main.ts'), ...args], {
+    cwd: project,
+    encoding: 'utf8',
+  });
+const output = (r: ReturnType<typeof run>) => JSON.parse(r.stdout.trim().split('\n').pop()!) as Record<string, unknown>;
+const record = join(project, '.cache', 'entries', 'engine-app-main.json');
+const buildDir = () => (JSON.parse(readFileSync(record, 'utf8')) as { dir: string }).dir;
+
+describe('bin/entry.js', () => {
+  it('runs the entry bundled, with the argv and import.meta it has under tsx, and builds it once', () => {
+    const r = run('a', '--b');
+    expect(r.status, r.stderr).toBe(0);
+    expect(output(r)).toEqual({ argv: [join(app, 'main.ts'), 'a', '--b'], word: 'one', lazy: 'loaded', dir: app });
+    const first = buildDir();
+    expect(output(run())).toMatchObject({ word: 'one' });
+    expect(buildDir()).toBe(first);
+  });
+
+  it('builds again when a source changed, even to the same size', () => {
+    const before = buildDir();
+    setWord('six', new Date(2026, 0, 2));
+    expect(output(run())).toMatchObject({ word: 'six' });
+    expect(buildDir()).not.toBe(before);
+  });
+
+  it("names the source's .ts line in a stack trace", () => {
+    const r = run('throw');
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toMatch(/thrown in main/);
+    expect(r.stderr).toContain(`${join(app, 'main.ts')}:4`);
+  });
+
+  it("runs under tsx where the bundle cannot be built: a syntax error names its file, a missing .cache doesn't matter", () => {
+    setWord("one'", new Date(2026, 0, 3));
+    const broken = run();
+    expect(broken.status).not.toBe(0);
+    expect(broken.stderr).toContain(join(app, 'word.ts'));
+    setWord('two', new Date(2026, 0, 4));
+    rmSync(join(project, '.cache'), { recursive: true });
+    writeFileSync(join(project, '.cache'), 'a file where the folder would go\n');
+    const r = run('c');
+    expect(r.status, r.stderr).toBe(0);
+    expect(output(r)).toEqual({ argv: [join(app, 'main.ts'), 'c'], word: 'two', lazy: 'loaded', dir: app });
+  });
+});
