@@ -2,7 +2,7 @@
 // position and background an embedding carries, next to the same probe on raw pixels. Ridge regression onto
 // one-hot targets (closed form, lambda picked on val), accuracy on test. Hand-written because no JS library fits a
 // regularised multi-output linear model; the Cholesky solve is ml-matrix's.
-import { createCanvas } from '@napi-rs/canvas';
+import { skia } from '../skia';
 import { CholeskyDecomposition, Matrix } from 'ml-matrix';
 import type { DatasetImage, Split } from '../../shared/dataset';
 import type { Embeddings } from '../embeddings';
@@ -142,7 +142,7 @@ export function probeAttributes(X: Embeddings, ids: string[], images: DatasetIma
 // The raw-pixel baseline: each whole image drawn at side x side (Skia's smoothing averages the pixels it drops),
 // RGB in [0, 1]: [n, 3*side^2]. A small side keeps the d x d ridge solve quick in JS (16 px: d = 768).
 export async function pixelFeatures(files: string[], side = 16): Promise<Embeddings> {
-  const canvas = createCanvas(side, side);
+  const canvas = skia().createCanvas(side, side);
   const ctx = canvas.getContext('2d');
   ctx.imageSmoothingQuality = 'high';
   const dim = 3 * side * side;

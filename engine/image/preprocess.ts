@@ -3,7 +3,8 @@
 // WebP, GIF, BMP and AVIF, and applies the EXIF orientation while decoding (orientation, CMYK, grayscale,
 // 16-bit and alpha are checked in tests/image).
 import { readFile } from 'node:fs/promises';
-import { type Canvas, type Image, type SKRSContext2D, createCanvas, loadImage } from '@napi-rs/canvas';
+import type { Canvas, Image, SKRSContext2D } from '@napi-rs/canvas';
+import { skia } from '../skia';
 import { HEAD_BYTES, imageFileProblem, TAIL_BYTES } from '../data';
 import { InputError } from '../errors';
 import type { ImageSpec } from './spec';
@@ -33,7 +34,7 @@ export async function decodeImage(file: string): Promise<Image> {
   );
   if (problem) throw new BadImageError(file, problem); // the decoder would take a truncated file silently, or a huge one
   try {
-    const img = await loadImage(bytes);
+    const img = await skia().loadImage(bytes);
     if (!(img.width > 0 && img.height > 0)) throw new Error('zero-sized image');
     return img;
   } catch (err) {
@@ -73,7 +74,7 @@ export class Preprocessor {
   private readonly source: number[]; // RGBA offset feeding each output channel
 
   constructor(private readonly spec: ImageSpec) {
-    this.canvas = createCanvas(spec.size, spec.size);
+    this.canvas = skia().createCanvas(spec.size, spec.size);
     this.ctx = this.canvas.getContext('2d');
     // Skia's filters: smoothing off = nearest; 'low' = bilinear; 'high' = cubic (mipmapped when shrinking).
     this.ctx.imageSmoothingEnabled = spec.interpolation !== 'nearest';

@@ -1,7 +1,8 @@
 // Renders a FigureSpec with chart.js on @napi-rs/canvas (no browser): PNG at 2x, SVG with real <text> (searchable,
 // selectable, its font named with fallbacks), or a one-page vector PDF (paths and embedded font subsets, no bitmap)
 // sized to the figure in pt.
-import { createCanvas, PDFDocument, SvgExportFlag } from '@napi-rs/canvas';
+import type { PDFDocument } from '@napi-rs/canvas';
+import { skia } from '../skia';
 import {
   Chart,
   CategoryScale,
@@ -45,14 +46,14 @@ export async function renderFigure(
   const config = chartConfig(spec, LIGHT, { background: true });
   const mime = FIGURE_MIME[format];
   if (format === 'svg') {
-    const canvas = createCanvas(WIDTH, HEIGHT, SvgExportFlag.NoPrettyXML);
+    const canvas = skia().createCanvas(WIDTH, HEIGHT, skia().SvgExportFlag.NoPrettyXML);
     const chart = new Chart(canvas as unknown as HTMLCanvasElement, config);
     const svg = tidySvg(canvas.getContent().toString());
     chart.destroy();
     return { bytes: new TextEncoder().encode(svg), mime };
   }
   if (format === 'pdf') {
-    const doc = new PDFDocument({ title: FigureSpecSchema.parse(spec).title, creator: 'prh-workbench' });
+    const doc = new (skia().PDFDocument)({ title: FigureSpecSchema.parse(spec).title, creator: 'prh-workbench' });
     const page = pageCanvas(doc.beginPage(WIDTH, HEIGHT), WIDTH, HEIGHT);
     const chart = new Chart(page.canvas as unknown as HTMLCanvasElement, config);
     doc.endPage();
@@ -62,7 +63,7 @@ export async function renderFigure(
     return { bytes: new Uint8Array(pdf), mime };
   }
   // chart.js sizes the chart from the canvas (CSS px) and grows the backing store by devicePixelRatio.
-  const canvas = createCanvas(WIDTH, HEIGHT);
+  const canvas = skia().createCanvas(WIDTH, HEIGHT);
   const chart = new Chart(canvas as unknown as HTMLCanvasElement, {
     ...config,
     options: { ...config.options, devicePixelRatio: 2 },

@@ -1,5 +1,6 @@
 // `prh` starts with the modules every command needs; a command's own engine (tfjs and the models, onnxruntime and
-// the encoders) loads when that command runs, so `prh --help` or `prh runs list` does not pay ~0.5 s for them.
+// the encoders, Skia's canvas) loads when that command runs, so `prh --help` or `prh runs list` does not pay ~0.9 s
+// of CPU for them.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,14 +24,14 @@ function packagesOf(args: string[]): string[] {
   return JSON.parse(line!.slice('packages '.length)) as string[];
 }
 
-const ENGINES = ['@tensorflow/tfjs', '@tensorflow/tfjs-core', 'onnxruntime-node'];
+const ENGINES = ['@tensorflow/tfjs', '@tensorflow/tfjs-core', 'onnxruntime-node', '@napi-rs/canvas'];
 
 // The commands that start with a service (runs list), with help only, and the top-level help.
 const COMMANDS = [['--help'], ['train', '--help'], ['runs', 'list', '--runs', join(home, 'runs')]];
 
 describe('prh start', () => {
   it.each(COMMANDS.map((args) => [args.slice(0, 2).join(' '), args]))(
-    '`prh %s` loads neither tfjs nor onnxruntime',
+    '`prh %s` loads neither tfjs, onnxruntime nor the canvas',
     (_name, args) => {
       const loaded = packagesOf(args as string[]);
       expect(loaded).toContain('commander'); // the reporter sees the CLI's packages

@@ -1,7 +1,8 @@
 // A few scenes with their image and five captions, for the GUI's gallery and for a contact sheet PNG.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createCanvas, loadImage, type SKRSContext2D } from '@napi-rs/canvas';
+import type { SKRSContext2D } from '@napi-rs/canvas';
+import { skia } from '../../skia';
 import type { Caption, Split, WorldState } from '../../../shared/dataset';
 import { InputError } from '../../errors';
 import type { OpenedDataset } from '../open';
@@ -98,7 +99,7 @@ const FONT = '16px sans-serif',
 /** A contact sheet: per item its image, id/split, ground truth (world) and every caption, the evaluation one in
  *  bold and each tagged [annotator/style]. */
 export async function contactSheet(items: GalleryItem[], columns = 2): Promise<Buffer> {
-  const measure = createCanvas(10, 10).getContext('2d');
+  const measure = skia().createCanvas(10, 10).getContext('2d');
   const tiles = items.map((it) => {
     measure.font = FONT;
     const rows: { text: string; font: string; colour: string }[] = [
@@ -121,7 +122,7 @@ export async function contactSheet(items: GalleryItem[], columns = 2): Promise<B
   const rowHeights = Array.from({ length: Math.ceil(tiles.length / columns) }, (_, r) =>
     Math.max(...tiles.slice(r * columns, r * columns + columns).map((t) => t.height)),
   );
-  const canvas = createCanvas(
+  const canvas = skia().createCanvas(
     TILE_W * columns,
     rowHeights.reduce((a, b) => a + b, 0),
   );
@@ -135,7 +136,7 @@ export async function contactSheet(items: GalleryItem[], columns = 2): Promise<B
     for (let c = 0; c < columns && r * columns + c < tiles.length; c++) {
       const { it, rows } = tiles[r * columns + c];
       const x = c * TILE_W;
-      if (it.png) ctx.drawImage(await loadImage(it.png), x + PAD, y + PAD, IMG, IMG);
+      if (it.png) ctx.drawImage(await skia().loadImage(it.png), x + PAD, y + PAD, IMG, IMG);
       else {
         ctx.fillStyle = '#ddd';
         ctx.fillRect(x + PAD, y + PAD, IMG, IMG);

@@ -1,7 +1,8 @@
 // Rasterises a scene into an anti-aliased PNG with image nuisance (position, size, rotation, brightness,
 // pixel noise). Colours and shapes are drawn as themselves so the image carries every marginal concept
 // (what a frozen image encoder must pick up), independent of the caption's nuisance.
-import { createCanvas, type Canvas, type SKRSContext2D } from '@napi-rs/canvas';
+import type { Canvas, SKRSContext2D } from '@napi-rs/canvas';
+import { skia } from '../../skia';
 import { BACKGROUNDS, COLOURS, SHAPES, SIZES, type Background, type Colour, type Shape, type Size } from './lexicon';
 import { WorldRng } from './rng';
 import type { Scene, SceneObject } from './scene';
@@ -236,7 +237,7 @@ function paint(
   rng: WorldRng,
 ): Uint8ClampedArray {
   let canvas = canvases.get(size);
-  if (!canvas) canvases.set(size, (canvas = createCanvas(size, size)));
+  if (!canvas) canvases.set(size, (canvas = skia().createCanvas(size, size)));
   const ctx = canvas.getContext('2d');
   ctx.setTransform(1, 0, 0, 1, 0, 0);
   ctx.fillStyle = css(BACKGROUND_RGB[background], light);

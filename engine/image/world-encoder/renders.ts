@@ -1,5 +1,5 @@
 // The training images of a world encoder: the world's scenes rendered and decoded to [0, 1] CHW.
-import { createCanvas, loadImage } from '@napi-rs/canvas';
+import { skia } from '../../skia';
 import { drawScenes, resolveWorld, worldScene } from '../../data';
 import { firstRenders, renderPool, type ImageSet, type RenderPool } from '../../train';
 import type { WorldEncoderRecipe } from './recipe';
@@ -9,10 +9,10 @@ export async function worldImages(seed: number, n: number, side: number): Promis
   const params = resolveWorld({ seed, splits: { train: n, val: 0, test: 0 }, imageSize: side });
   const scenes = drawScenes(seed, n);
   const data = new Float32Array(n * 3 * side * side);
-  const ctx = createCanvas(side, side).getContext('2d');
+  const ctx = skia().createCanvas(side, side).getContext('2d');
   const plane = side * side;
   for (let i = 0; i < n; i++) {
-    ctx.drawImage(await loadImage(worldScene(params, scenes, i).png), 0, 0);
+    ctx.drawImage(await skia().loadImage(worldScene(params, scenes, i).png), 0, 0);
     const px = ctx.getImageData(0, 0, side, side).data;
     for (let q = 0; q < plane; q++)
       for (let c = 0; c < 3; c++) data[i * 3 * plane + c * plane + q] = px[4 * q + c] / 255;
