@@ -59,7 +59,7 @@ const sourceMeta = {
 // Bundles `entry` into a new folder and records its sources; concurrent builds each write their own folder and the
 // last record wins (they hold the same code).
 async function build(entry, name) {
-  const { build: esbuild } = await import('esbuild');
+  const { build: esbuild, stop } = await import('esbuild');
   mkdirSync(cacheDir, { recursive: true });
   const dir = `${name}-${process.pid}-${Date.now().toString(36)}`;
   const result = await esbuild({
@@ -76,7 +76,7 @@ async function build(entry, name) {
     absWorkingDir: root, // the metafile's input paths are relative to it
     logLevel: 'silent',
     plugins: [sourceMeta],
-  });
+  }).finally(stop); // esbuild's service process would otherwise live as long as the entry (a job: hours)
   const inputs = {};
   for (const file of [...Object.keys(result.metafile.inputs), 'tsconfig.json']) inputs[file] = stamp(file);
   const record = join(cacheDir, `${name}.json`);
