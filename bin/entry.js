@@ -61,7 +61,8 @@ const sourceMeta = {
 async function build(entry, name) {
   const { build: esbuild, stop } = await import('esbuild');
   mkdirSync(cacheDir, { recursive: true });
-  const dir = `${name}-${process.pid}-${Date.now().toString(36)}`;
+  const started = Date.now();
+  const dir = `${name}-${process.pid}-${started.toString(36)}`;
   const result = await esbuild({
     entryPoints: { [name]: entry },
     outdir: join(cacheDir, dir),
@@ -79,9 +80,13 @@ async function build(entry, name) {
   }).finally(stop); // esbuild's service process would otherwise live as long as the entry (a job: hours)
   const inputs = {};
   for (const file of [...Object.keys(result.metafile.inputs), 'tsconfig.json']) inputs[file] = stamp(file);
+  // A source saved while esbuild read it may be in this build in either version: then the next start builds again.
+  const settled = Object.values(inputs).every((s) => !s || s[0] < started);
   const record = join(cacheDir, `${name}.json`);
-  writeFileSync(`${record}.${process.pid}`, JSON.stringify({ dir, inputs }));
-  renameSync(`${record}.${process.pid}`, record);
+  if (settled) {
+    writeFileSync(`${record}.${process.pid}`, JSON.stringify({ dir, inputs }));
+    renameSync(`${record}.${process.pid}`, record);
+  }
   for (const old of readdirSync(cacheDir))
     if (
       old.startsWith(`${name}-`) &&

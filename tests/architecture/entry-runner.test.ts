@@ -1,7 +1,8 @@
 // bin/entry.js, which starts `prh` and every engine process from one bundle of its sources: on a small project of its
 // own (a copy of the runner beside an entry and its modules), the entry sees the argv and import.meta it has under tsx;
-// an edited source is built again, even at the same size; stack traces name the .ts lines; where the bundle cannot be
-// built (a syntax error, no .cache folder) the entry runs under tsx, whose error names the file.
+// an edited source is built again, even at the same size, and a build a source was saved during is not kept; stack
+// traces name the .ts lines; where the bundle cannot be built (a syntax error, no .cache folder) the entry runs under
+// tsx, whose error names the file; a build leaves no esbuild process behind.
 import { spawnSync } from 'node:child_process';
 import {
   copyFileSync,
@@ -67,6 +68,13 @@ describe('bin/entry.js', () => {
     setWord('six', new Date(2026, 0, 2));
     expect(output(run())).toMatchObject({ word: 'six' });
     expect(buildDir()).not.toBe(before);
+  });
+
+  it('does not record a build that a source may have changed under (saved after the build began)', () => {
+    const before = buildDir();
+    setWord('ten', new Date(Date.now() + 3_600_000));
+    expect(output(run())).toMatchObject({ word: 'ten' });
+    expect(buildDir()).toBe(before); // the next start builds again
   });
 
   it("names the source's .ts line in a stack trace", () => {
