@@ -81,7 +81,10 @@ describe('bin/entry.js', () => {
     const r = run('throw');
     expect(r.status).not.toBe(0);
     expect(r.stderr).toMatch(/thrown in main/);
-    expect(r.stderr).toContain(`${join(app, 'main.ts')}:15`);
+    const line = readFileSync(join(app, 'main.ts'), 'utf8')
+      .split('\n')
+      .findIndex((l) => l.includes('thrown in main'));
+    expect(r.stderr).toContain(`${join(app, 'main.ts')}:${line + 1}`);
   });
 
   it("runs under tsx where the bundle cannot be built: a syntax error names its file, a missing .cache doesn't matter", () => {
