@@ -102,8 +102,7 @@ async function build(entry, name) {
 export async function runEntry(entry) {
   const rel = relative(root, entry);
   const name = rel.replace(/\.ts$/, '').replaceAll(sep, '-'); // engine-worker-main
-  let main = rel.startsWith('..') ? null : freshBuild(name);
-  if (!main && !rel.startsWith('..')) main = await build(entry, name).catch(() => null);
+  const main = rel.startsWith('..') ? null : (freshBuild(name) ?? (await build(entry, name).catch(() => null)));
   if (main) {
     process.setSourceMapsEnabled(true); // stack traces at the sources' .ts lines, as under tsx
     await import(pathToFileURL(main).href);
