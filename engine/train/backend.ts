@@ -7,7 +7,8 @@ import { type GpuAdapter, describeAdapter } from '../../shared/gpu';
 import { InputError } from '../errors';
 import { type WebGpu, realGpu, requestWebGpu } from '../gpu';
 import { type MatMulKernel, useMatMul } from './matmul-kernel';
-import type { HeapBackend } from './wasm-heap';
+import { registerWasmKernels } from './wasm-kernels';
+import type { HeapBackend } from '../models/wasm-heap';
 
 export { BACKENDS, type BackendChoice };
 // adapter: the WebGPU adapter (webgpu backend only); matmul: the wasm backend's matrix product
@@ -82,6 +83,7 @@ export async function initBackend(
   if (!(await tf.setBackend('wasm'))) throw new Error('tfjs wasm backend failed to initialise');
   registerSegmentSum('wasm');
   registerRowGather();
+  registerWasmKernels();
   return (chosen = {
     name: 'wasm',
     package: '@tensorflow/tfjs-backend-wasm',

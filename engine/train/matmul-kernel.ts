@@ -9,7 +9,7 @@ import * as tf from '@tensorflow/tfjs';
 import * as ort from 'onnxruntime-node';
 import { type Binding, binding, initOrt } from 'onnxruntime-node/dist/binding.js';
 import { gemmModel } from '../linalg/gemm';
-import type { HeapBackend } from './wasm-heap';
+import type { HeapBackend } from '../models/wasm-heap';
 
 export type MatMulKernel = 'mlas' | 'wasm'; // the two ways above
 

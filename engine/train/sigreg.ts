@@ -11,8 +11,9 @@ import {
   eppsPulleyWeights,
 } from '../metrics';
 import { TrainRng } from '../models';
+import { floats, wasmHeap, written } from '../models/wasm-heap';
 
-// dStat/dz: [N, M], a second pass over z with the coefficients of the first.
+// dStat/dz: [N, M] (into grad, every element written), a second pass over z with the coefficients of the first.
 export function sigregGradient(
   z: Float32Array,
   N: number,
@@ -20,10 +21,10 @@ export function sigregGradient(
   g: EppsPulleyGrid,
   worldSize: number,
   { a, b }: EppsPulleyMoments,
+  grad: Float32Array = new Float32Array(N * M),
 ): Float32Array {
   const J = g.points,
     dt = g.tMax / (J - 1);
-  const grad = new Float32Array(N * M);
   const k = (N * worldSize) / M;
   for (let n = 0; n < N; n++) {
     const row = n * M;
@@ -46,16 +47,20 @@ export function sigregGradient(
   return grad;
 }
 
-// The statistic as a differentiable tf op on z: [N, M].
+// The statistic as a differentiable tf op on z: [N, M]; on wasm z is read, and the gradient written, in the heap.
 export function sigregOp(g: EppsPulleyGrid = SP_GRID, worldSize = 1): (z: tf.Tensor2D) => tf.Scalar {
   return tf.customGrad(((z: tf.Tensor, save: tf.GradSaveFunc) => {
     const [N, M] = z.shape;
-    const zs = z.dataSync() as Float32Array;
-    const mom = eppsPulleyMoments(zs, N, M, g, worldSize);
-    save([]);
+    const heap = wasmHeap();
+    const mom = eppsPulleyMoments(floats(z, heap), N, M, g, worldSize);
+    save([z]);
     return {
       value: tf.scalar(mom.value),
-      gradFunc: (dy: tf.Tensor) => tf.mul(dy, tf.tensor2d(sigregGradient(zs, N, M, g, worldSize, mom), [N, M])),
+      gradFunc: (dy: tf.Tensor, [zs]: tf.Tensor[]) =>
+        tf.mul(
+          dy,
+          written<tf.Rank.R2>([N, M], heap, (out) => sigregGradient(floats(zs, heap), N, M, g, worldSize, mom, out)),
+        ),
     };
   }) as unknown as Parameters<typeof tf.customGrad>[0]) as (z: tf.Tensor2D) => tf.Scalar;
 }

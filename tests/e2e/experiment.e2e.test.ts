@@ -213,7 +213,7 @@ describe.skipIf(noChromium)('experiment lab in the browser', () => {
     ]);
     await time.locator('[data-figure="cores-busy"] canvas').waitFor();
     await shot('experiment-done');
-  });
+  }, 330_000); // its two waits on the experiment (150 s each) and the checks after them, on a machine twice as busy
 
   it('reads the curves: every arm at the hovered epoch, smoothing, x as wall time, log y', async () => {
     const { page } = app;

@@ -1,7 +1,7 @@
 // The custom kernels: the JS attention op equals the tf-ops path (values and gradients), finite-difference checks of
 // the attention and SIGReg gradients, the wasm gather-gradient (UnsortedSegmentSum) kernel against a plain sum, and the wasm row-gather (GatherV2) override.
 import * as tf from '@tensorflow/tfjs';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   TrainRng,
   attentionBackward,
@@ -12,7 +12,7 @@ import {
   type AttentionShape,
 } from '../../engine/models';
 import { eppsPulleyMoments, SP_GRID } from '../../engine/metrics';
-import { initBackend, sigregGradient } from '../../engine/train';
+import { initBackend, sigregGradient, sigregOp } from '../../engine/train';
 
 const rand = (n: number, rng: TrainRng, s = 1) => Float32Array.from({ length: n }, () => rng.normal() * s);
 const maxAbs = (a: ArrayLike<number>, b: ArrayLike<number>) =>
@@ -22,8 +22,28 @@ beforeAll(async () => {
   await initBackend('wasm');
 });
 
+// f's result, asserting that it read no tensor back from the backend (the ops on wasm work in its heap).
+function noReadBack<T>(f: () => T): T {
+  const reads = vi.spyOn(tf.backend(), 'readSync');
+  try {
+    const out = f();
+    expect(reads).not.toHaveBeenCalled();
+    return out;
+  } finally {
+    reads.mockRestore();
+  }
+}
+
 describe('attention kernel', () => {
   const batch = packBatch([[1, 2, 3, 4, 5], [1, 2], [3, 3, 3, 3, 3, 3, 3], [7]]);
+  const causalShape = (d: number, heads: number): AttentionShape => ({
+    N: batch.N,
+    d,
+    heads,
+    offsets: batch.offsets,
+    lengths: batch.lengths,
+    causal: true,
+  });
   for (const causal of [false, true])
     it(`JS kernel == tf ops, forward and gradient (${causal ? 'causal' : 'bidirectional'})`, () => {
       const rng = TrainRng.seeded(1, 'att', Number(causal));
@@ -41,16 +61,31 @@ describe('attention kernel', () => {
         1e-5,
       );
     });
+  it("on wasm reads q|k|v and dy in the heap (no read-back) and gives the plain arrays' bits, past a heap growth", () => {
+    const rng = TrainRng.seeded(3, 'att-heap');
+    const s = causalShape(8, 2);
+    const x = rand(batch.N * 24, rng),
+      dy = rand(batch.N * 8, rng);
+    const { out, probs } = attentionForward(x, s);
+    const g = attentionBackward(x, probs, dy, s);
+    const [y, dx] = noReadBack(() =>
+      tf.tidy(() => {
+        const qkv = tf.tensor2d(x, [batch.N, 24]);
+        const op = (a: tf.Tensor) => {
+          const y = attentionJs(a as tf.Tensor2D, 2, batch.offsets, batch.lengths, true);
+          tf.fill([16 << 20], 1); // 64 MB between forward and backward: the wasm memory grows, detaching older views
+          return y;
+        };
+        return [op(qkv), tf.grad(op)(qkv, tf.tensor2d(dy, [batch.N, 8]))];
+      }),
+    );
+    expect(Array.from(y.dataSync())).toEqual(Array.from(out));
+    expect(Array.from(dx.dataSync())).toEqual(Array.from(g));
+    tf.dispose([y, dx]);
+  });
   it('finite-difference gradient check (float64 central differences)', () => {
     const rng = TrainRng.seeded(2, 'att-fd');
-    const s: AttentionShape = {
-      N: batch.N,
-      d: 6,
-      heads: 3,
-      offsets: batch.offsets,
-      lengths: batch.lengths,
-      causal: true,
-    };
+    const s = causalShape(6, 3);
     const x = rand(batch.N * 18, rng);
     const w = rand(batch.N * 6, rng);
     const L = (q: Float32Array) => attentionForward(q, s).out.reduce((a, o, i) => a + o * w[i], 0);
@@ -68,13 +103,12 @@ describe('attention kernel', () => {
 });
 
 describe('SIGReg kernel', () => {
+  const N = 40,
+    M = 6;
+  const z = rand(N * M, TrainRng.seeded(3, 'sig-fd'), 1.3);
+  const mom = eppsPulleyMoments(z, N, M, SP_GRID, 1);
+  const g = sigregGradient(z, N, M, SP_GRID, 1, mom);
   it('finite-difference gradient check', () => {
-    const rng = TrainRng.seeded(3, 'sig-fd');
-    const N = 40,
-      M = 6;
-    const z = rand(N * M, rng, 1.3);
-    const mom = eppsPulleyMoments(z, N, M, SP_GRID, 1);
-    const g = sigregGradient(z, N, M, SP_GRID, 1, mom);
     const h = 1e-2;
     for (let i = 0; i < z.length; i += 5) {
       const zp = z.slice(),
@@ -85,6 +119,16 @@ describe('SIGReg kernel', () => {
         (eppsPulleyMoments(zp, N, M, SP_GRID, 1).value - eppsPulleyMoments(zm, N, M, SP_GRID, 1).value) / (2 * h);
       expect(Math.abs(fd - g[i])).toBeLessThan(1e-3 * Math.max(1, Math.abs(g[i])));
     }
+  });
+  it("on wasm reads z in the heap (no read-back) and gives the plain arrays' value and gradient bits", () => {
+    const [value, grad] = noReadBack(() =>
+      tf.tidy(() => {
+        const zt = tf.tensor2d(z, [N, M]);
+        return [sigregOp()(zt), tf.grad((a: tf.Tensor) => sigregOp()(a as tf.Tensor2D))(zt)];
+      }),
+    );
+    expect(value.dataSync()[0]).toBe(Math.fround(mom.value));
+    expect(Array.from(grad.dataSync())).toEqual(Array.from(g));
   });
   it('angle-addition recurrence equals direct cos/sin', () => {
     const z = Float32Array.from([0.3, -1.7, 2.9, 0]);

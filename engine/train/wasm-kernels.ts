@@ -1,0 +1,122 @@
+// Kernels and gradients that tfjs-backend-wasm runs as copies or detours, replaced by ones that give the same bits
+// without them (tests/train/wasm-kernels.test.ts checks each against the stock one). Measured on a cpu-preset JEPA
+// step: docs/reference.md#engines.
+import * as tf from '@tensorflow/tfjs';
+import { floats, type HeapBackend, wasmHeap, written } from '../models/wasm-heap';
+
+type SharingBackend = HeapBackend & { incRef(id: tf.DataId): void };
+
+export function registerWasmKernels(): void {
+  registerSharedCopies();
+  registerLeadingSum();
+  registerBroadcastReduceGrads();
+}
+
+// Identity, and Cast to the dtype a tensor already has, share its data (one reference more, as wasm's Reshape and
+// the cpu backend's Identity do) instead of copying it: tfjs saves every tensor a gradient needs through Identity, so
+// the stock kernel copied each activation once a step. No kernel writes a tensor after returning it, so a shared
+// buffer cannot change under either holder.
+function registerSharedCopies(): void {
+  const stockCast = stockKernel('Cast');
+  const share = (x: tf.TensorInfo, backend: unknown): tf.TensorInfo => {
+    (backend as SharingBackend).incRef(x.dataId);
+    return { dataId: x.dataId, shape: x.shape, dtype: x.dtype };
+  };
+  stockKernel('Identity'); // not called again: every Identity shares
+  tf.registerKernel({
+    kernelName: 'Identity',
+    backendName: 'wasm',
+    kernelFunc: ({ inputs, backend }) => share((inputs as { x: tf.TensorInfo }).x, backend),
+  });
+  tf.registerKernel({
+    kernelName: 'Cast',
+    backendName: 'wasm',
+    kernelFunc: (args) => {
+      const { x } = args.inputs as { x: tf.TensorInfo };
+      const { dtype } = args.attrs as { dtype: tf.DataType };
+      return x.dtype === dtype ? share(x, args.backend) : stockCast(args);
+    },
+  });
+}
+
+// Sum over leading axes (x: [R, ...inner] -> [...inner]: a bias's or a LayerNorm gain's gradient) by adding rows in
+// order into a float32 accumulator: what wasm's Sum computes after transposing x to put the reduced axes last, without
+// the transpose (the two took ~40 ms of a ~400 ms cpu-preset JEPA step). Other reductions go to the stock kernel.
+function registerLeadingSum(): void {
+  const stock = stockKernel('Sum');
+  tf.registerKernel({
+    kernelName: 'Sum',
+    backendName: 'wasm',
+    kernelFunc: (args) => {
+      const { x } = args.inputs as { x: tf.TensorInfo };
+      const { axis, keepDims } = args.attrs as { axis: number | number[]; keepDims: boolean };
+      const axes = tf.util.parseAxisParam(axis, x.shape); // in the order given: wasm's sums [1, 0] in that order
+      const k = axes.length;
+      if (x.dtype !== 'float32' || k === 0 || k === x.shape.length || axes.some((a, i) => a !== i)) return stock(args);
+      const inner = x.shape.slice(k);
+      const b = args.backend as unknown as HeapBackend;
+      const out = b.makeOutput(keepDims ? [...x.shape.slice(0, k).fill(1), ...inner] : inner, 'float32');
+      columnSums(b.typedArrayFromHeap(x) as Float32Array, b.typedArrayFromHeap(out) as Float32Array);
+      return out;
+    },
+  });
+}
+
+// out[c] = Σ_r x[r·C + c] in r order, rounded to float32 after each add (x: [R, C] row-major, out: [C]).
+export function columnSums(x: Float32Array, out: Float32Array): void {
+  const C = out.length;
+  out.fill(0);
+  for (let r = 0; r < x.length; r += C) for (let c = 0; c < C; c++) out[c] += x[r + c];
+}
+
+// The gradients of Sum and Mean broadcast dy to x's shape. tfjs's multiply it by a ones tensor filled in JS (and
+// Mean's then divides all of x's size); wasm's Tile, which tf.broadcastTo runs, computes an index per element and was
+// slower still. dy · 1 = dy exactly and (dy / n) broadcast = (dy · 1) / n, so copying dy's values into x's shape gives
+// the same bits with one pass over the output.
+function registerBroadcastReduceGrads(): void {
+  const grad =
+    (mean: boolean) =>
+    (dy: tf.Tensor | tf.Tensor[], [x]: tf.Tensor[], attrs: tf.NamedAttrMap) => ({
+      x: () => {
+        const shape = x.shape.slice(); // dy's shape with the reduced axes kept as 1s
+        for (const a of tf.util.parseAxisParam(attrs.axis as number[], x.shape)) shape[a] = 1;
+        let d = tf.reshape(dy as tf.Tensor, shape);
+        if (mean) d = tf.div(d, x.size / d.size);
+        if (d.dtype !== 'float32') return tf.mul(d, tf.ones(x.shape, d.dtype));
+        const heap = wasmHeap();
+        return written(x.shape, heap, (out) => broadcastInto(floats(d, heap), shape, out, x.shape));
+      },
+    });
+  tf.registerGradient({ kernelName: 'Sum', inputsToSave: ['x'], gradFunc: grad(false) });
+  tf.registerGradient({ kernelName: 'Mean', inputsToSave: ['x'], gradFunc: grad(true) });
+}
+
+// out: shape <- src: from (shape with 1s where src is repeated), row-major: each innermost run is copied from src, or
+// filled with one value where src's innermost axis is 1.
+export function broadcastInto(src: Float32Array, from: number[], out: Float32Array, shape: number[]): void {
+  const rank = shape.length;
+  if (rank === 0) {
+    out[0] = src[0];
+    return;
+  }
+  const inner = shape[rank - 1],
+    repeat = from[rank - 1] === 1;
+  const strides = new Array<number>(rank); // src's, 0 along repeated axes
+  for (let a = rank - 1, s = 1; a >= 0; s *= from[a], a--) strides[a] = from[a] === 1 ? 0 : s;
+  const at = new Array<number>(rank - 1).fill(0); // the outer index of the run being written
+  for (let o = 0; o < out.length; o += inner) {
+    let i = 0;
+    for (let a = 0; a < rank - 1; a++) i += at[a] * strides[a];
+    if (repeat) out.fill(src[i], o, o + inner);
+    else for (let c = 0; c < inner; c++) out[o + c] = src[i + c];
+    for (let a = rank - 2; a >= 0 && ++at[a] === shape[a]; a--) at[a] = 0;
+  }
+}
+
+// wasm's own kernel `name`, unregistered so that a replacement can take its place.
+function stockKernel(name: string): tf.KernelFunc {
+  const k = tf.getKernel(name, 'wasm');
+  if (!k) throw new Error(`tfjs wasm backend has no ${name} kernel`);
+  tf.unregisterKernel(name, 'wasm');
+  return k.kernelFunc as tf.KernelFunc;
+}
