@@ -231,8 +231,8 @@ export function attentionJs(
 ): tf.Tensor2D {
   const [N, d3] = qkv.shape;
   const s: AttentionShape = { N, d: d3 / 3, heads, offsets, lengths, causal };
-  // On wasm, q|k|v and dy are read where they lie in the wasm heap and the results written there (~20 ms less of a
-  // cpu-preset JEPA step than copying each out and back); other backends copy.
+  // On wasm, q|k|v and dy are read where they lie in the wasm heap and the results written there, not copied out and
+  // back (x is saved for the backward pass by reference); other backends copy.
   const heap = wasmHeap();
   const op = tf.customGrad(((x: tf.Tensor, save: tf.GradSaveFunc) => {
     save([x]);
