@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
@@ -39,6 +40,9 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // Two test files at once at least: vitest's default (cores - 1) runs one at a time on 2 cores, where most files
+    // wait on the processes, servers and Chromium they start (npm test there: 1,168 s one at a time, 797 s two at once).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     // The Electron main process is tested with `electron` mocked; electron-store must see that mock too.
     server: { deps: { inline: ['electron-store', 'conf'] } },
     projects: [
