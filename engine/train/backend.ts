@@ -82,7 +82,6 @@ export async function initBackend(
   await import('@tensorflow/tfjs-backend-wasm');
   if (!(await tf.setBackend('wasm'))) throw new Error('tfjs wasm backend failed to initialise');
   registerSegmentSum('wasm');
-  registerRowGather();
   registerWasmKernels();
   return (chosen = {
     name: 'wasm',
@@ -143,48 +142,3 @@ export function registerSegmentSum(backendName: 'wasm' | 'cpu'): void {
 }
 
 const toInt32 = (a: Float32Array | Int32Array): Int32Array => (a instanceof Int32Array ? a : Int32Array.from(a));
-
-// Row gather (axis 0, no batch dims, float32): wasm's generic GatherV2 computes a source index per element
-// (~9 ms for the [4700, 64] embedding lookup of a cpu-preset step); copying whole rows is ~20x faster. Every other
-// case goes to the stock kernel.
-function registerRowGather(): void {
-  const stock = tf.getKernel('GatherV2', 'wasm');
-  if (!stock) throw new Error('tfjs wasm backend has no GatherV2 kernel');
-  tf.unregisterKernel('GatherV2', 'wasm');
-  tf.registerKernel({
-    kernelName: 'GatherV2',
-    backendName: 'wasm',
-    kernelFunc: (args) => {
-      const { x, indices } = args.inputs as { x: tf.TensorInfo; indices: tf.TensorInfo };
-      const { axis, batchDims } = args.attrs as { axis: number; batchDims: number };
-      if (
-        (axis !== 0 && axis !== -x.shape.length) ||
-        batchDims !== 0 ||
-        x.dtype !== 'float32' ||
-        indices.dtype !== 'int32'
-      )
-        return stock.kernelFunc(args);
-      const b = args.backend as unknown as HeapBackend;
-      const rows = x.shape[0],
-        inner = x.shape.slice(1).reduce((a, c) => a * c, 1);
-      const out = b.makeOutput([...indices.shape, ...x.shape.slice(1)], 'float32');
-      const src = b.typedArrayFromHeap(x) as Float32Array,
-        ids = b.typedArrayFromHeap(indices) as Int32Array,
-        dst = b.typedArrayFromHeap(out) as Float32Array;
-      // Both live in the wasm heap: rows move with copyWithin on one view of it, or element by element when short
-      // (a subarray per row costs more than copying 3 floats: the conv stem's first layer gathers ~1M such rows).
-      const heap = new Float32Array(src.buffer),
-        s0 = src.byteOffset / 4,
-        d0 = dst.byteOffset / 4;
-      for (let i = 0; i < ids.length; i++) {
-        const r = ids[i];
-        if (r < 0 || r >= rows) throw new Error(`GatherV2: index ${r} is not in [0, ${rows - 1}]`);
-        const from = s0 + r * inner,
-          to = d0 + i * inner;
-        if (inner < 32) for (let k = 0; k < inner; k++) heap[to + k] = heap[from + k];
-        else heap.copyWithin(to, from, from + inner);
-      }
-      return out;
-    },
-  });
-}

@@ -1,5 +1,5 @@
 // Kernels and gradients that tfjs-backend-wasm runs as copies or detours, replaced by ones that give the same bits
-// without them (tests/train/wasm-kernels.test.ts checks each against the stock one). Measured on a cpu-preset JEPA
+// without them (tests/train/wasm-kernels.test.ts and tests/models/kernels.test.ts check each against the stock one). Measured on a cpu-preset JEPA
 // step: docs/reference.md#engines.
 import * as tf from '@tensorflow/tfjs';
 import { floats, type HeapBackend, wasmHeap, written } from '../models/wasm-heap';
@@ -7,6 +7,7 @@ import { floats, type HeapBackend, wasmHeap, written } from '../models/wasm-heap
 type SharingBackend = HeapBackend & { incRef(id: tf.DataId): void };
 
 export function registerWasmKernels(): void {
+  registerRowGather();
   registerSharedCopies();
   registerLeadingSum();
   registerBroadcastReduceGrads();
@@ -111,6 +112,49 @@ export function broadcastInto(src: Float32Array, from: number[], out: Float32Arr
     else for (let c = 0; c < inner; c++) out[o + c] = src[i + c];
     for (let a = rank - 2; a >= 0 && ++at[a] === shape[a]; a--) at[a] = 0;
   }
+}
+
+// Row gather (axis 0, no batch dims, float32): wasm's generic GatherV2 computes a source index per element
+// (~9 ms for the [4700, 64] embedding lookup of a cpu-preset step); copying whole rows is ~20x faster. Every other
+// case goes to the stock kernel.
+function registerRowGather(): void {
+  const stock = stockKernel('GatherV2');
+  tf.registerKernel({
+    kernelName: 'GatherV2',
+    backendName: 'wasm',
+    kernelFunc: (args) => {
+      const { x, indices } = args.inputs as { x: tf.TensorInfo; indices: tf.TensorInfo };
+      const { axis, batchDims } = args.attrs as { axis: number; batchDims: number };
+      if (
+        (axis !== 0 && axis !== -x.shape.length) ||
+        batchDims !== 0 ||
+        x.dtype !== 'float32' ||
+        indices.dtype !== 'int32'
+      )
+        return stock(args);
+      const b = args.backend as unknown as HeapBackend;
+      const rows = x.shape[0],
+        inner = x.shape.slice(1).reduce((a, c) => a * c, 1);
+      const out = b.makeOutput([...indices.shape, ...x.shape.slice(1)], 'float32');
+      const src = b.typedArrayFromHeap(x) as Float32Array,
+        ids = b.typedArrayFromHeap(indices) as Int32Array,
+        dst = b.typedArrayFromHeap(out) as Float32Array;
+      // Both live in the wasm heap: rows move with copyWithin on one view of it, or element by element when short
+      // (a subarray per row costs more than copying 3 floats: the conv stem's first layer gathers ~1M such rows).
+      const heap = new Float32Array(src.buffer),
+        s0 = src.byteOffset / 4,
+        d0 = dst.byteOffset / 4;
+      for (let i = 0; i < ids.length; i++) {
+        const r = ids[i];
+        if (r < 0 || r >= rows) throw new Error(`GatherV2: index ${r} is not in [0, ${rows - 1}]`);
+        const from = s0 + r * inner,
+          to = d0 + i * inner;
+        if (inner < 32) for (let k = 0; k < inner; k++) heap[to + k] = heap[from + k];
+        else heap.copyWithin(to, from, from + inner);
+      }
+      return out;
+    },
+  });
 }
 
 // wasm's own kernel `name`, unregistered so that a replacement can take its place.
