@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
+import SuitesInOrder from './tests/sequencer.ts';
 
 // WebGPU tests run on SwiftShader (tests/gpu/swiftshader.ts). Dawn dlopens the Vulkan loader libvulkan.so.1 (Debian
 // package libvulkan1); where only chromium's private copy exists, a folder holding just a link to it goes on the
@@ -25,13 +26,14 @@ if (process.platform === 'linux' && existsSync(chromiumLoader) && !systemLoader(
 }
 
 // The suites, one vitest project each (`npm test -- --project unit`, or `npm run test:unit`): what each needs beyond
-// `npm ci` is in the README's "For developers". A test folder not named here is unit.
+// `npm ci` is in the README's "For developers". A test folder not named here is unit. Their files start in this order,
+// then unit's (tests/sequencer.ts).
 export const SUITES = {
-  faults: 'tests/faults/**/*.test.ts', // kills, full disks, servers under hostile input: processes of their own
-  e2e: 'tests/e2e/**/*.test.ts', // the built UI in Debian Chromium against prh serve
-  slurm: 'tests/slurm/**/*.test.ts', // a single-node Slurm cluster of their own (slurm-wlm, munge, root)
   'world-encoder': 'tests/world-encoder/**/*.test.ts', // world-encoder builds and probes
   readme: 'tests/readme/**/*.test.ts', // the README's commands in a fresh clone (npm install, a first build, Chromium)
+  slurm: 'tests/slurm/**/*.test.ts', // a single-node Slurm cluster of their own (slurm-wlm, munge, root)
+  e2e: 'tests/e2e/**/*.test.ts', // the built UI in Debian Chromium against prh serve
+  faults: 'tests/faults/**/*.test.ts', // kills, full disks, servers under hostile input: processes of their own
 };
 
 export default defineConfig({
@@ -43,9 +45,14 @@ export default defineConfig({
     // Two test files at once at least: vitest's default (cores - 1) runs one at a time on 2 cores, where most files
     // wait on the processes, servers and Chromium they start (npm test there: 1,168 s one at a time, 797 s two at once).
     maxWorkers: Math.max(2, availableParallelism() - 1),
+    sequence: { sequencer: SuitesInOrder }, // the suites in SUITES' order, then unit
     // The Electron main process is tested with `electron` mocked; electron-store must see that mock too.
     server: { deps: { inline: ['electron-store', 'conf'] } },
     projects: [
+      ...Object.entries(SUITES).map(([name, include]) => ({
+        extends: true as const,
+        test: { name, include: [include] },
+      })),
       {
         extends: true,
         test: {
@@ -54,10 +61,6 @@ export default defineConfig({
           exclude: ['**/node_modules/**', ...Object.values(SUITES)],
         },
       },
-      ...Object.entries(SUITES).map(([name, include]) => ({
-        extends: true as const,
-        test: { name, include: [include] },
-      })),
     ],
   },
 });
