@@ -84,9 +84,9 @@ export async function probeWorldEncoder(
     return {
       ...(ceilings?.[0] && ceilings[1] ? { ceiling: { trained: ceilings[0], randomInit: ceilings[1] } } : {}),
       world: worldDir ? { dir: worldDir } : world,
-      trained: rows(probeAttributes(trained.emb, trained.ids, ds.images)),
-      pixels: rows(probeAttributes(pixels, pixelIds, ds.images)),
-      randomInit: rows(probeAttributes(random.emb, random.ids, ds.images)),
+      trained: rows(await probeAttributes(trained.emb, trained.ids, ds.images)),
+      pixels: rows(await probeAttributes(pixels, pixelIds, ds.images)),
+      randomInit: rows(await probeAttributes(random.emb, random.ids, ds.images)),
     };
   } finally {
     rmSync(tmp, { recursive: true, force: true });
