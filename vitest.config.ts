@@ -32,6 +32,7 @@ export const SUITES = {
   'world-encoder': 'tests/world-encoder/**/*.test.ts', // world-encoder builds and probes
   readme: 'tests/readme/**/*.test.ts', // the README's commands in a fresh clone (npm install, a first build, Chromium)
   slurm: 'tests/slurm/**/*.test.ts', // a single-node Slurm cluster of their own (slurm-wlm, munge, root)
+  gpu: 'tests/gpu/**/*.test.ts', // WebGPU on SwiftShader, Debian chromium's Vulkan driver (an emulated GPU: slow)
   e2e: 'tests/e2e/**/*.test.ts', // the built UI in Debian Chromium against prh serve
   faults: 'tests/faults/**/*.test.ts', // kills, full disks, servers under hostile input: processes of their own
 };

@@ -28,7 +28,7 @@ export const EmbeddingRecord = z.object({
   skipped: z.array(z.object({ id: z.string(), file: z.string(), reason: z.string() })),
   cacheKey: z.string(),
   // where the model ran (absent in records written before devices were recorded); not part of the cache key, since
-  // WebGPU and CPU agree to ~1e-6 (tests/image/webgpu.test.ts)
+  // WebGPU and CPU agree to ~1e-6 (tests/gpu/image.test.ts)
   device: z.object({ kind: z.enum(['cpu', 'cuda', 'webgpu']), adapter: GpuAdapter.nullable() }).optional(),
 });
 export type EmbeddingRecord = z.infer<typeof EmbeddingRecord>;

@@ -8,8 +8,8 @@ import { promisify } from 'node:util';
 import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
 import { initBackend } from '../../engine/train';
-import { swiftshaderMissing, useSwiftShader } from '../gpu/swiftshader';
-import { loadTiny, readParams, saveTiny, tinyModel, tinySteps } from './tiny-steps';
+import { swiftshaderMissing, useSwiftShader } from './swiftshader';
+import { loadTiny, readParams, saveTiny, tinyModel, tinySteps } from '../train/tiny-steps';
 
 const missing = swiftshaderMissing();
 const relGap = (a: number[], b: number[]) => Math.max(...a.map((x, i) => Math.abs(x - b[i]) / Math.abs(b[i])));
@@ -20,7 +20,7 @@ describe.skipIf(missing)(`tfjs webgpu backend on SwiftShader${missing ? ` (skipp
     { timeout: 300_000 },
     async () => {
       // the wasm reference in a second process (one tfjs backend per process), started first so both run at once
-      const script = join(import.meta.dirname, 'tiny-steps.ts');
+      const script = join(import.meta.dirname, '..', 'train', 'tiny-steps.ts');
       const wasm = promisify(execFile)(process.execPath, ['--import', 'tsx', script, 'wasm', '20'], {
         encoding: 'utf8',
       });

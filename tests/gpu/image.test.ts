@@ -9,8 +9,8 @@ import { registerImage } from '../../engine/cli/image';
 import { realGpu, requestWebGpu } from '../../engine/gpu';
 import { type ImageEncoder, openImageEncoder, readImageEmbeddings, readWorldEncoderManifest } from '../../engine/image';
 import { buildVitOnnx, randomVitWeights } from '../../engine/models/onnx';
-import { swiftshaderMissing, useSwiftShader } from '../gpu/swiftshader';
-import { quadrants } from './fixtures';
+import { swiftshaderMissing, useSwiftShader } from './swiftshader';
+import { quadrants } from '../image/fixtures';
 
 const missing = swiftshaderMissing();
 const dir = mkdtempSync(join(tmpdir(), 'prh-webgpu-image-'));
