@@ -2,8 +2,9 @@
 // processes, servers, Chromium and Slurm and wait on them much of the time, then unit's quick files), and in a suite
 // what failed last time first, then files new to vitest's cache, then the longest (its duration in the cache of the
 // last run, else its size). vitest's own order is the same but takes the suites by name, which started world-encoder's
-// long probe test last, to run its last minute alone. npm test, 2026-12-07, one run each: vitest's order 846 s, this
-// order 781 s, the longest first across all suites 913 s (the long CPU-bound files side by side, the quick ones last).
+// long probe test last, to run its last minute alone. npm test, 2026-12-07: vitest's order 846 s, this order 766-808 s
+// (three fresh clones), the longest first across all suites 913 s (the long CPU-bound files side by side, the quick
+// ones last).
 import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
