@@ -1,29 +1,14 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { chromiumLoaderDir } from './tests/gpu/swiftshader.ts';
 import SuitesInOrder from './tests/sequencer.ts';
 
 // WebGPU tests run on SwiftShader (tests/gpu/swiftshader.ts). Dawn dlopens the Vulkan loader libvulkan.so.1 (Debian
 // package libvulkan1); where only chromium's private copy exists, a folder holding just a link to it goes on the
 // workers' LD_LIBRARY_PATH (the dynamic loader reads it at process start, so a test cannot set it for itself).
-const chromiumLoader = '/usr/lib/chromium/libvulkan.so.1';
-const systemLoader = (): boolean => {
-  try {
-    return /libvulkan\.so\.1\b/.test(
-      execFileSync('ldconfig', ['-p'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }),
-    );
-  } catch {
-    return false;
-  }
-};
-if (process.platform === 'linux' && existsSync(chromiumLoader) && !systemLoader()) {
-  const dir = join(import.meta.dirname, '.cache', 'vulkan-loader');
-  mkdirSync(dir, { recursive: true });
-  if (!existsSync(join(dir, 'libvulkan.so.1'))) symlinkSync(chromiumLoader, join(dir, 'libvulkan.so.1'));
-  process.env.LD_LIBRARY_PATH = [dir, process.env.LD_LIBRARY_PATH].filter(Boolean).join(':');
-}
+const loaderDir = chromiumLoaderDir(join(import.meta.dirname, '.cache'));
+if (loaderDir) process.env.LD_LIBRARY_PATH = [loaderDir, process.env.LD_LIBRARY_PATH].filter(Boolean).join(':');
 
 // The suites, one vitest project each (`npm test -- --project unit`, or `npm run test:unit`): what each needs beyond
 // `npm ci` is in the README's "For developers". A test folder not named here is unit. Their files start in this order,
@@ -44,7 +29,8 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: 'forks',
     // Two test files at once at least: vitest's default (cores - 1) runs one at a time on 2 cores, where most files
-    // wait on the processes, servers and Chromium they start (npm test there: 1,168 s one at a time, 797 s two at once).
+    // wait on the processes, servers and Chromium they start (npm test there: 1,168 s one at a time, 797 s two at
+    // once).
     maxWorkers: Math.max(2, availableParallelism() - 1),
     sequence: { sequencer: SuitesInOrder }, // the suites in SUITES' order, then unit
     // The Electron main process is tested with `electron` mocked; electron-store must see that mock too.

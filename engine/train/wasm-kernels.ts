@@ -1,6 +1,6 @@
 // Kernels and gradients that tfjs-backend-wasm runs as copies or detours, replaced by ones that give the same bits
-// without them (tests/train/wasm-kernels.test.ts and tests/models/kernels.test.ts check each against the stock one). Measured on a cpu-preset JEPA
-// step: docs/reference.md#engines.
+// without them (tests/train/wasm-kernels.test.ts and tests/models/kernels.test.ts check each against the stock one).
+// Measured on a cpu-preset JEPA step: docs/reference.md#engines.
 import * as tf from '@tensorflow/tfjs';
 import { floats, type HeapBackend, wasmHeap, written } from '../models/wasm-heap';
 
@@ -18,25 +18,15 @@ export function registerWasmKernels(): void {
 // the stock kernel copied each activation once a step. No kernel writes a tensor after returning it, so a shared
 // buffer cannot change under either holder.
 function registerSharedCopies(): void {
-  const stockCast = stockKernel('Cast');
   const share = (x: tf.TensorInfo, backend: unknown): tf.TensorInfo => {
     (backend as SharingBackend).incRef(x.dataId);
     return { dataId: x.dataId, shape: x.shape, dtype: x.dtype };
   };
-  stockKernel('Identity'); // not called again: every Identity shares
-  tf.registerKernel({
-    kernelName: 'Identity',
-    backendName: 'wasm',
-    kernelFunc: ({ inputs, backend }) => share((inputs as { x: tf.TensorInfo }).x, backend),
-  });
-  tf.registerKernel({
-    kernelName: 'Cast',
-    backendName: 'wasm',
-    kernelFunc: (args) => {
-      const { x } = args.inputs as { x: tf.TensorInfo };
-      const { dtype } = args.attrs as { dtype: tf.DataType };
-      return x.dtype === dtype ? share(x, args.backend) : stockCast(args);
-    },
+  replaceKernel('Identity', ({ inputs, backend }) => share((inputs as { x: tf.TensorInfo }).x, backend));
+  replaceKernel('Cast', (args, stock) => {
+    const { x } = args.inputs as { x: tf.TensorInfo };
+    const { dtype } = args.attrs as { dtype: tf.DataType };
+    return x.dtype === dtype ? share(x, args.backend) : stock(args);
   });
 }
 
@@ -44,22 +34,17 @@ function registerSharedCopies(): void {
 // order into a float32 accumulator: what wasm's Sum computes after transposing x to put the reduced axes last, without
 // the transpose (the two took ~40 ms of a ~400 ms cpu-preset JEPA step). Other reductions go to the stock kernel.
 function registerLeadingSum(): void {
-  const stock = stockKernel('Sum');
-  tf.registerKernel({
-    kernelName: 'Sum',
-    backendName: 'wasm',
-    kernelFunc: (args) => {
-      const { x } = args.inputs as { x: tf.TensorInfo };
-      const { axis, keepDims } = args.attrs as { axis: number | number[]; keepDims: boolean };
-      const axes = tf.util.parseAxisParam(axis, x.shape); // in the order given: wasm's sums [1, 0] in that order
-      const k = axes.length;
-      if (x.dtype !== 'float32' || k === 0 || k === x.shape.length || axes.some((a, i) => a !== i)) return stock(args);
-      const inner = x.shape.slice(k);
-      const b = args.backend as unknown as HeapBackend;
-      const out = b.makeOutput(keepDims ? [...x.shape.slice(0, k).fill(1), ...inner] : inner, 'float32');
-      columnSums(b.typedArrayFromHeap(x) as Float32Array, b.typedArrayFromHeap(out) as Float32Array);
-      return out;
-    },
+  replaceKernel('Sum', (args, stock) => {
+    const { x } = args.inputs as { x: tf.TensorInfo };
+    const { axis, keepDims } = args.attrs as { axis: number | number[]; keepDims: boolean };
+    const axes = tf.util.parseAxisParam(axis, x.shape); // in the order given: wasm's sums [1, 0] in that order
+    const k = axes.length;
+    if (x.dtype !== 'float32' || k === 0 || k === x.shape.length || axes.some((a, i) => a !== i)) return stock(args);
+    const inner = x.shape.slice(k);
+    const b = args.backend as unknown as HeapBackend;
+    const out = b.makeOutput(keepDims ? [...x.shape.slice(0, k).fill(1), ...inner] : inner, 'float32');
+    columnSums(b.typedArrayFromHeap(x) as Float32Array, b.typedArrayFromHeap(out) as Float32Array);
+    return out;
   });
 }
 
@@ -118,49 +103,48 @@ export function broadcastInto(src: Float32Array, from: number[], out: Float32Arr
 // (~9 ms for the [4700, 64] embedding lookup of a cpu-preset step); copying whole rows is ~20x faster. Every other
 // case goes to the stock kernel.
 function registerRowGather(): void {
-  const stock = stockKernel('GatherV2');
-  tf.registerKernel({
-    kernelName: 'GatherV2',
-    backendName: 'wasm',
-    kernelFunc: (args) => {
-      const { x, indices } = args.inputs as { x: tf.TensorInfo; indices: tf.TensorInfo };
-      const { axis, batchDims } = args.attrs as { axis: number; batchDims: number };
-      if (
-        (axis !== 0 && axis !== -x.shape.length) ||
-        batchDims !== 0 ||
-        x.dtype !== 'float32' ||
-        indices.dtype !== 'int32'
-      )
-        return stock(args);
-      const b = args.backend as unknown as HeapBackend;
-      const rows = x.shape[0],
-        inner = x.shape.slice(1).reduce((a, c) => a * c, 1);
-      const out = b.makeOutput([...indices.shape, ...x.shape.slice(1)], 'float32');
-      const src = b.typedArrayFromHeap(x) as Float32Array,
-        ids = b.typedArrayFromHeap(indices) as Int32Array,
-        dst = b.typedArrayFromHeap(out) as Float32Array;
-      // Both live in the wasm heap: rows move with copyWithin on one view of it, or element by element when short
-      // (a subarray per row costs more than copying 3 floats: the conv stem's first layer gathers ~1M such rows).
-      const heap = new Float32Array(src.buffer),
-        s0 = src.byteOffset / 4,
-        d0 = dst.byteOffset / 4;
-      for (let i = 0; i < ids.length; i++) {
-        const r = ids[i];
-        if (r < 0 || r >= rows) throw new Error(`GatherV2: index ${r} is not in [0, ${rows - 1}]`);
-        const from = s0 + r * inner,
-          to = d0 + i * inner;
-        if (inner < 32) for (let k = 0; k < inner; k++) heap[to + k] = heap[from + k];
-        else heap.copyWithin(to, from, from + inner);
-      }
-      return out;
-    },
+  replaceKernel('GatherV2', (args, stock) => {
+    const { x, indices } = args.inputs as { x: tf.TensorInfo; indices: tf.TensorInfo };
+    const { axis, batchDims } = args.attrs as { axis: number; batchDims: number };
+    if (
+      (axis !== 0 && axis !== -x.shape.length) ||
+      batchDims !== 0 ||
+      x.dtype !== 'float32' ||
+      indices.dtype !== 'int32'
+    )
+      return stock(args);
+    const b = args.backend as unknown as HeapBackend;
+    const rows = x.shape[0],
+      inner = tf.util.sizeFromShape(x.shape.slice(1));
+    const out = b.makeOutput([...indices.shape, ...x.shape.slice(1)], 'float32');
+    const src = b.typedArrayFromHeap(x) as Float32Array,
+      ids = b.typedArrayFromHeap(indices) as Int32Array,
+      dst = b.typedArrayFromHeap(out) as Float32Array;
+    // Both live in the wasm heap: rows move with copyWithin on one view of it, or element by element when short
+    // (a subarray per row costs more than copying 3 floats: the conv stem's first layer gathers ~1M such rows).
+    const heap = new Float32Array(src.buffer),
+      s0 = src.byteOffset / 4,
+      d0 = dst.byteOffset / 4;
+    for (let i = 0; i < ids.length; i++) {
+      const r = ids[i];
+      if (r < 0 || r >= rows) throw new Error(`GatherV2: index ${r} is not in [0, ${rows - 1}]`);
+      const from = s0 + r * inner,
+        to = d0 + i * inner;
+      if (inner < 32) for (let k = 0; k < inner; k++) heap[to + k] = heap[from + k];
+      else heap.copyWithin(to, from, from + inner);
+    }
+    return out;
   });
 }
 
-// wasm's own kernel `name`, unregistered so that a replacement can take its place.
-function stockKernel(name: string): tf.KernelFunc {
-  const k = tf.getKernel(name, 'wasm');
-  if (!k) throw new Error(`tfjs wasm backend has no ${name} kernel`);
+// Registers `kernel` as wasm's `name` in place of wasm's own, which it is handed for the cases it leaves to it.
+function replaceKernel(
+  name: string,
+  kernel: (args: Parameters<tf.KernelFunc>[0], stock: tf.KernelFunc) => ReturnType<tf.KernelFunc>,
+): void {
+  const own = tf.getKernel(name, 'wasm');
+  if (!own) throw new Error(`tfjs wasm backend has no ${name} kernel`);
   tf.unregisterKernel(name, 'wasm');
-  return k.kernelFunc as tf.KernelFunc;
+  const stock = own.kernelFunc as tf.KernelFunc;
+  tf.registerKernel({ kernelName: name, backendName: 'wasm', kernelFunc: (args) => kernel(args, stock) });
 }

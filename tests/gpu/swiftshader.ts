@@ -46,12 +46,18 @@ export function swiftshaderEnv(cacheDir: string): NodeJS.ProcessEnv {
     VK_ICD_FILENAMES: SWIFTSHADER_ICD,
     XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR ?? tmpdir(),
   };
-  const chromiumLoader = '/usr/lib/chromium/libvulkan.so.1';
-  if (!systemLoader() && existsSync(chromiumLoader)) {
-    const dir = join(cacheDir, 'vulkan-loader');
-    mkdirSync(dir, { recursive: true });
-    if (!existsSync(join(dir, 'libvulkan.so.1'))) symlinkSync(chromiumLoader, join(dir, 'libvulkan.so.1'));
-    env.LD_LIBRARY_PATH = [dir, process.env.LD_LIBRARY_PATH].filter(Boolean).join(':');
-  }
+  const dir = chromiumLoaderDir(cacheDir);
+  if (dir) env.LD_LIBRARY_PATH = [dir, process.env.LD_LIBRARY_PATH].filter(Boolean).join(':');
   return env;
+}
+
+// Where the system has no libvulkan.so.1 but chromium has its private copy: a folder under cacheDir holding just a link
+// to that copy, for LD_LIBRARY_PATH (the dynamic loader reads it at process start); else null.
+export function chromiumLoaderDir(cacheDir: string): string | null {
+  const chromiumLoader = '/usr/lib/chromium/libvulkan.so.1';
+  if (!existsSync(chromiumLoader) || systemLoader()) return null;
+  const dir = join(cacheDir, 'vulkan-loader');
+  mkdirSync(dir, { recursive: true });
+  if (!existsSync(join(dir, 'libvulkan.so.1'))) symlinkSync(chromiumLoader, join(dir, 'libvulkan.so.1'));
+  return dir;
 }
