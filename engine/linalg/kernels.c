@@ -1,8 +1,7 @@
 // WebAssembly SIMD kernels for the panel factorisations that no GEMM can batch: the tridiagonalisation's panel
 // (tridiagonal.ts; its matrix-vector products against the trailing matrix are 2n^3/3 flops) and Householder QR's
-// panel (householder.ts). f64x2 SIMD runs them ~4x faster than V8's scalar loops. Build (clang >= 14 with lld;
-// the output is embedded by kernels-wasm.ts):
-//   clang --target=wasm32 -O3 -msimd128 -nostdlib -Wl,--no-entry -Wl,--import-memory -o kernels.wasm kernels.c
+// panel (householder.ts). f64x2 SIMD runs them ~4x faster than V8's scalar loops. Build: engine/kernels-build.sh
+// (clang >= 14 with lld; the output is embedded by kernels-wasm.ts).
 // Same arithmetic as LAPACK's dlatrd (lower), on a full symmetric row-major A.
 #include <wasm_simd128.h>
 

@@ -6,6 +6,7 @@ export type HeapBackend = {
   typedArrayFromHeap(t: tf.TensorInfo): Float32Array | Int32Array;
   makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
   disposeData(id: tf.DataId): void;
+  wasm: { asm: { memory: WebAssembly.Memory }; _malloc(bytes: number): number; _free(offset: number): void };
 };
 
 // The wasm backend where it is the current one, else null.

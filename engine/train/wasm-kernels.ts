@@ -3,6 +3,7 @@
 // Measured on a cpu-preset JEPA step: docs/reference.md#engines.
 import * as tf from '@tensorflow/tfjs';
 import { floats, type HeapBackend, wasmHeap, written } from '../models/wasm-heap';
+import { heapKernels, offsetOf } from './heap-kernels-wasm';
 
 type SharingBackend = HeapBackend & { incRef(id: tf.DataId): void };
 
@@ -31,8 +32,9 @@ function registerSharedCopies(): void {
 }
 
 // Sum over leading axes (x: [R, ...inner] -> [...inner]: a bias's or a LayerNorm gain's gradient) by adding rows in
-// order into a float32 accumulator: what wasm's Sum computes after transposing x to put the reduced axes last, without
-// the transpose (the two took ~40 ms of a ~400 ms cpu-preset JEPA step). Other reductions go to the stock kernel.
+// order into float32 accumulators (heap-kernels.c, four columns to a SIMD add): what wasm's Sum computes after
+// transposing x to put the reduced axes last, without the transpose (the two took ~40 ms of a ~400 ms cpu-preset JEPA
+// step). Other reductions go to the stock kernel.
 function registerLeadingSum(): void {
   replaceKernel('Sum', (args, stock) => {
     const { x } = args.inputs as { x: tf.TensorInfo };
@@ -43,16 +45,10 @@ function registerLeadingSum(): void {
     const inner = x.shape.slice(k);
     const b = args.backend as unknown as HeapBackend;
     const out = b.makeOutput(keepDims ? [...x.shape.slice(0, k).fill(1), ...inner] : inner, 'float32');
-    columnSums(b.typedArrayFromHeap(x) as Float32Array, b.typedArrayFromHeap(out) as Float32Array);
+    const [R, C] = [tf.util.sizeFromShape(x.shape.slice(0, k)), tf.util.sizeFromShape(inner)];
+    heapKernels(b).columnSums(offsetOf(b, x), R, C, offsetOf(b, out));
     return out;
   });
-}
-
-// out[c] = Σ_r x[r·C + c] in r order, rounded to float32 after each add (x: [R, C] row-major, out: [C]).
-export function columnSums(x: Float32Array, out: Float32Array): void {
-  const C = out.length;
-  out.fill(0);
-  for (let r = 0; r < x.length; r += C) for (let c = 0; c < C; c++) out[c] += x[r + c];
 }
 
 // The gradients of Sum and Mean broadcast dy to x's shape. tfjs's multiply it by a ones tensor filled in JS (and
