@@ -57,7 +57,6 @@ export function eppsPulleyMoments(
 ): EppsPulleyMoments {
   const J = g.points,
     dt = g.tMax / (J - 1);
-  const { t, phi, w } = eppsPulleyWeights(g);
   const C = new Float64Array(J * M),
     S = new Float64Array(J * M); // [M, J] sums over n
   for (let n = 0; n < N; n++) {
@@ -77,6 +76,20 @@ export function eppsPulleyMoments(
       }
     }
   }
+  return eppsPulleyFromSums(C, S, N, M, g, worldSize);
+}
+
+// The moments from the sums C, S: [M, J] over n of cos(t_j z_nm) and sin(t_j z_nm) (column 0 unread).
+export function eppsPulleyFromSums(
+  C: Float64Array,
+  S: Float64Array,
+  N: number,
+  M: number,
+  g: EppsPulleyGrid,
+  worldSize: number,
+): EppsPulleyMoments {
+  const J = g.points;
+  const { t, phi, w } = eppsPulleyWeights(g);
   const scale = N * worldSize;
   let total = 0;
   const perSlice = new Float64Array(M),

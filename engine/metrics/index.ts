@@ -10,6 +10,7 @@ export {
   SP_GRID,
   WEIGHTS,
   drawDirections,
+  eppsPulleyFromSums,
   eppsPulleyMoments,
   eppsPulleyWeights,
   sliceDirections,

@@ -104,3 +104,116 @@ void xent_grad(const float* p, int n, int V, const int* y, float k, float* g) {
   for (; j < n * V; j++) g[j] = p[j] * k;
   for (int i = 0; i < n; i++) g[i * V + y[i]] = (p[i * V + y[i]] - 1) * k;
 }
+
+// SIGReg's angle-addition recurrences (engine/metrics/epps-pulley.ts, engine/train/sigreg.ts), eight slices m at a time
+// in four f64x2 chains (one chain waits on each product's latency), then the rest one at a time. Every lane does the JS
+// loops' operations in their order (wasm has no fused multiply-add), so the sums and the gradient have their bits.
+// cos1, sin1: [N, M] float64, cos and sin of th = dt z (V8's Math.cos and Math.sin, computed by the caller).
+
+// C, S: [M, J] sums over n of cos(j th_nm) and sin(j th_nm) for j = 1..J-1 (column 0 is not written).
+// scratch: 16 (J - 1) doubles, this block's sums.
+__attribute__((export_name("sigreg_sums")))
+void sigreg_sums(const double* cos1, const double* sin1, int N, int M, int J, double* C, double* S, double* scratch) {
+  int m = 0;
+  for (; m + 8 <= M; m += 8) {
+    v128_t* acc = (v128_t*)scratch;  // [J - 1][8]: C's four chains, then S's
+    for (int i = 0; i < 8 * (J - 1); i++) acc[i] = wasm_f64x2_splat(0);
+    for (int n = 0; n < N; n++) {
+      const double* cr = cos1 + n * M + m;
+      const double* sr = sin1 + n * M + m;
+      v128_t c1[4], s1[4], c[4], s[4];
+      for (int l = 0; l < 4; l++) {
+        c[l] = c1[l] = wasm_v128_load(cr + 2 * l);
+        s[l] = s1[l] = wasm_v128_load(sr + 2 * l);
+      }
+      for (int j = 0; j < J - 1; j++) {
+        v128_t* a = acc + 8 * j;
+        for (int l = 0; l < 4; l++) {
+          a[l] = wasm_f64x2_add(a[l], c[l]);
+          a[4 + l] = wasm_f64x2_add(a[4 + l], s[l]);
+          const v128_t cn = wasm_f64x2_sub(wasm_f64x2_mul(c[l], c1[l]), wasm_f64x2_mul(s[l], s1[l]));
+          s[l] = wasm_f64x2_add(wasm_f64x2_mul(s[l], c1[l]), wasm_f64x2_mul(c[l], s1[l]));
+          c[l] = cn;
+        }
+      }
+    }
+    for (int j = 0; j < J - 1; j++)
+      for (int l = 0; l < 4; l++) {
+        const v128_t* a = acc + 8 * j;
+        C[(m + 2 * l) * J + j + 1] = wasm_f64x2_extract_lane(a[l], 0);
+        C[(m + 2 * l + 1) * J + j + 1] = wasm_f64x2_extract_lane(a[l], 1);
+        S[(m + 2 * l) * J + j + 1] = wasm_f64x2_extract_lane(a[4 + l], 0);
+        S[(m + 2 * l + 1) * J + j + 1] = wasm_f64x2_extract_lane(a[4 + l], 1);
+      }
+  }
+  for (; m < M; m++) {
+    for (int j = 1; j < J; j++) C[m * J + j] = S[m * J + j] = 0;
+    for (int n = 0; n < N; n++) {
+      const double c1 = cos1[n * M + m], s1 = sin1[n * M + m];
+      double c = c1, s = s1;
+      for (int j = 1; j < J; j++) {
+        C[m * J + j] += c;
+        S[m * J + j] += s;
+        const double cn = c * c1 - s * s1;
+        s = s * c1 + c * s1;
+        c = cn;
+      }
+    }
+  }
+}
+
+// grad[n, m] = k sum_{j=1}^{J-1} (a[m, j] sin(j th_nm) + b[m, j] cos(j th_nm)), rounded to float32 (a, b: [M, J]).
+// scratch: 16 (J - 1) doubles, this block's a and b by j.
+__attribute__((export_name("sigreg_gradient")))
+void sigreg_gradient(const double* cos1, const double* sin1, int N, int M, int J, const double* a, const double* b,
+                     double k, float* grad, double* scratch) {
+  const v128_t kv = wasm_f64x2_splat(k);
+  int m = 0;
+  for (; m + 8 <= M; m += 8) {
+    double* ab = scratch;  // [J - 1][16]: a of the eight slices, then b
+    for (int j = 0; j < J - 1; j++)
+      for (int l = 0; l < 8; l++) {
+        ab[16 * j + l] = a[(m + l) * J + j + 1];
+        ab[16 * j + 8 + l] = b[(m + l) * J + j + 1];
+      }
+    for (int n = 0; n < N; n++) {
+      const double* cr = cos1 + n * M + m;
+      const double* sr = sin1 + n * M + m;
+      v128_t c1[4], s1[4], c[4], s[4], acc[4];
+      for (int l = 0; l < 4; l++) {
+        c[l] = c1[l] = wasm_v128_load(cr + 2 * l);
+        s[l] = s1[l] = wasm_v128_load(sr + 2 * l);
+        acc[l] = wasm_f64x2_splat(0);
+      }
+      for (int j = 0; j < J - 1; j++) {
+        const double* abj = ab + 16 * j;
+        for (int l = 0; l < 4; l++) {
+          const v128_t t = wasm_f64x2_add(wasm_f64x2_mul(wasm_v128_load(abj + 2 * l), s[l]),
+                                          wasm_f64x2_mul(wasm_v128_load(abj + 8 + 2 * l), c[l]));
+          acc[l] = wasm_f64x2_add(acc[l], t);
+          const v128_t cn = wasm_f64x2_sub(wasm_f64x2_mul(c[l], c1[l]), wasm_f64x2_mul(s[l], s1[l]));
+          s[l] = wasm_f64x2_add(wasm_f64x2_mul(s[l], c1[l]), wasm_f64x2_mul(c[l], s1[l]));
+          c[l] = cn;
+        }
+      }
+      float* g = grad + n * M + m;
+      for (int l = 0; l < 4; l += 2) {
+        const v128_t lo = wasm_f32x4_demote_f64x2_zero(wasm_f64x2_mul(kv, acc[l]));
+        const v128_t hi = wasm_f32x4_demote_f64x2_zero(wasm_f64x2_mul(kv, acc[l + 1]));
+        wasm_v128_store(g + 2 * l, wasm_i32x4_shuffle(lo, hi, 0, 1, 4, 5));
+      }
+    }
+  }
+  for (; m < M; m++)
+    for (int n = 0; n < N; n++) {
+      const double c1 = cos1[n * M + m], s1 = sin1[n * M + m];
+      double c = c1, s = s1, acc = 0;
+      for (int j = 1; j < J; j++) {
+        acc += a[m * J + j] * s + b[m * J + j] * c;
+        const double cn = c * c1 - s * s1;
+        s = s * c1 + c * s1;
+        c = cn;
+      }
+      grad[n * M + m] = (float)(k * acc);
+    }
+}

@@ -7,11 +7,13 @@ import {
   type EppsPulleyMoments,
   SP_GRID,
   drawDirections,
+  eppsPulleyFromSums,
   eppsPulleyMoments,
   eppsPulleyWeights,
 } from '../metrics';
 import { TrainRng } from '../models';
-import { floats, wasmHeap, written } from '../models/wasm-heap';
+import { type HeapBackend, floats, wasmHeap } from '../models/wasm-heap';
+import { doublesAt, heapKernels, offsetOf } from './heap-kernels-wasm';
 
 // dStat/dz: [N, M] (into grad, every element written), a second pass over z with the coefficients of the first.
 export function sigregGradient(
@@ -50,19 +52,61 @@ export function sigregGradient(
 // The statistic as a differentiable tf op on z: [N, M]; on wasm z is read, and the gradient written, in the heap.
 export function sigregOp(g: EppsPulleyGrid = SP_GRID, worldSize = 1): (z: tf.Tensor2D) => tf.Scalar {
   return tf.customGrad(((z: tf.Tensor, save: tf.GradSaveFunc) => {
-    const [N, M] = z.shape;
     const heap = wasmHeap();
-    const mom = eppsPulleyMoments(floats(z, heap), N, M, g, worldSize);
+    if (heap) return sigregWasm(z as tf.Tensor2D, save, heap, g, worldSize);
+    const [N, M] = z.shape;
+    const mom = eppsPulleyMoments(z.dataSync(), N, M, g, worldSize);
     save([z]);
     return {
       value: tf.scalar(mom.value),
       gradFunc: (dy: tf.Tensor, [zs]: tf.Tensor[]) =>
-        tf.mul(
-          dy,
-          written<tf.Rank.R2>([N, M], heap, (out) => sigregGradient(floats(zs, heap), N, M, g, worldSize, mom, out)),
-        ),
+        tf.mul(dy, tf.tensor2d(sigregGradient(zs.dataSync() as Float32Array, N, M, g, worldSize, mom), [N, M])),
     };
   }) as unknown as Parameters<typeof tf.customGrad>[0]) as (z: tf.Tensor2D) => tf.Scalar;
+}
+
+// The op's body on wasm: cos and sin of each dt·z once (V8's Math.cos and Math.sin, as the loops above take them), into
+// the heap and kept there for the gradient, and both recurrences in heap-kernels.c (SIMD, the loops' bits).
+function sigregWasm(
+  z: tf.Tensor2D,
+  save: tf.GradSaveFunc,
+  b: HeapBackend,
+  g: EppsPulleyGrid,
+  worldSize: number,
+): { value: tf.Scalar; gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => tf.Tensor } {
+  const [N, M] = z.shape,
+    J = g.points,
+    dt = g.tMax / (J - 1),
+    NM = N * M,
+    MJ = M * J;
+  const k = heapKernels(b);
+  const trig = tf.engine().makeTensorFromTensorInfo(b.makeOutput([4 * NM], 'float32')); // [2, N, M] float64: cos, sin
+  const sums = b.wasm._malloc(16 * MJ + 128 * (J - 1)); // C, S: [M, J] float64, then the kernel's scratch
+  const t = offsetOf(b, trig);
+  const zs = floats(z, b),
+    cs = doublesAt(b, t, 2 * NM);
+  for (let i = 0; i < NM; i++) {
+    const th = dt * zs[i];
+    cs[i] = Math.cos(th);
+    cs[NM + i] = Math.sin(th);
+  }
+  k.sigregSums(t, t + 8 * NM, N, M, J, sums, sums + 8 * MJ, sums + 16 * MJ);
+  const mom = eppsPulleyFromSums(doublesAt(b, sums, MJ), doublesAt(b, sums + 8 * MJ, MJ), N, M, g, worldSize);
+  b.wasm._free(sums);
+  save([trig]);
+  return {
+    value: tf.scalar(mom.value),
+    gradFunc: (dy, [tr]) => {
+      const grad = b.makeOutput([N, M], 'float32');
+      const ab = b.wasm._malloc(16 * MJ + 128 * (J - 1)); // a, b: [M, J] float64, then the kernel's scratch
+      doublesAt(b, ab, MJ).set(mom.a);
+      doublesAt(b, ab + 8 * MJ, MJ).set(mom.b);
+      const t = offsetOf(b, tr);
+      k.sigregGradient(t, t + 8 * NM, N, M, J, ab, ab + 8 * MJ, (N * worldSize) / M, offsetOf(b, grad), ab + 16 * MJ);
+      b.wasm._free(ab);
+      return tf.mul(dy, tf.engine().makeTensorFromTensorInfo(grad));
+    },
+  };
 }
 
 // 2π as float32 + the rest, for a range reduction that loses no more than float32 rounding of x itself

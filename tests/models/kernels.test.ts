@@ -120,16 +120,23 @@ describe('SIGReg kernel', () => {
       expect(Math.abs(fd - g[i])).toBeLessThan(1e-3 * Math.max(1, Math.abs(g[i])));
     }
   });
-  it("on wasm reads z in the heap (no read-back) and gives the plain arrays' value and gradient bits", () => {
-    const [value, grad] = noReadBack(() =>
-      tf.tidy(() => {
-        const zt = tf.tensor2d(z, [N, M]);
-        return [sigregOp()(zt), tf.grad((a: tf.Tensor) => sigregOp()(a as tf.Tensor2D))(zt)];
-      }),
-    );
-    expect(value.dataSync()[0]).toBe(Math.fround(mom.value));
-    expect(Array.from(grad.dataSync())).toEqual(Array.from(g));
-  });
+  // [40, 6]: the kernels' one-slice loops alone; [33, 19]: two eight-slice SIMD blocks and three slices after them
+  for (const [n, m] of [
+    [N, M],
+    [33, 19],
+  ])
+    it(`on wasm reads z in the heap (no read-back) and gives the plain arrays' value and gradient bits, [${n}, ${m}]`, () => {
+      const x = n === N ? z : rand(n * m, TrainRng.seeded(5, 'sig-simd'), 1.3);
+      const mx = eppsPulleyMoments(x, n, m, SP_GRID, 1);
+      const [value, grad] = noReadBack(() =>
+        tf.tidy(() => {
+          const zt = tf.tensor2d(x, [n, m]);
+          return [sigregOp()(zt), tf.grad((a: tf.Tensor) => sigregOp()(a as tf.Tensor2D))(zt)];
+        }),
+      );
+      expect(value.dataSync()[0]).toBe(Math.fround(mx.value));
+      expect(Array.from(grad.dataSync())).toEqual(Array.from(sigregGradient(x, n, m, SP_GRID, 1, mx)));
+    });
   it('angle-addition recurrence equals direct cos/sin', () => {
     const z = Float32Array.from([0.3, -1.7, 2.9, 0]);
     const direct = (() => {
