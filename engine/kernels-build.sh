@@ -14,4 +14,4 @@ build() {
   echo "$2: $(printf %s "$b64" | wc -c) base64 characters"
 }
 build linalg/kernels.c linalg/kernels-wasm.ts
-build train/heap-kernels.c train/heap-kernels-wasm.ts
+build models/heap-kernels.c models/heap-kernels-wasm.ts

@@ -1,10 +1,12 @@
 // Multi-head scaled dot-product attention, two ways with equal results:
 // - `attentionTf`: tf ops (batched matMul + softmax), fast on the native TensorFlow backends;
-// - `attentionJs`: one custom op in plain JS reading the fused qkv projection directly. On wasm the tf path costs
-//   ~0.8 s of a 1.7 s CPU-preset step (5-D transposes, and batched/transposed matMuls that fall to a scalar loop at
-//   ~0.3 GFLOP/s); this kernel works on packed (unpadded) token rows and needs no transposes.
+// - `attentionJs`: one custom op reading the fused qkv projection directly, on packed (unpadded) token rows with no
+//   transposes: plain JS loops (`attentionForward`, `attentionBackward`), and on wasm their products in
+//   heap-kernels.c with the loops' bits. On wasm the tf path costs ~0.8 s of a 1.7 s CPU-preset step (5-D transposes,
+//   and batched/transposed matMuls that fall to a scalar loop at ~0.3 GFLOP/s).
 import * as tf from '@tensorflow/tfjs';
-import { floats, wasmHeap, written } from './wasm-heap';
+import { doublesAt, heapKernels, offsetOf } from './heap-kernels-wasm';
+import { type HeapBackend, wasmHeap, written } from './wasm-heap';
 
 // Packed sequences (no padding): sequence b is token rows offsets[b] .. offsets[b] + lengths[b] − 1.
 // qkv: [N, 3d] (q | k | v, head h at columns h·dh..) -> context [N, d]
@@ -231,17 +233,105 @@ export function attentionJs(
 ): tf.Tensor2D {
   const [N, d3] = qkv.shape;
   const s: AttentionShape = { N, d: d3 / 3, heads, offsets, lengths, causal };
-  // On wasm, q|k|v and dy are read where they lie in the wasm heap and the results written there, not copied out and
-  // back (x is saved for the backward pass by reference); other backends copy.
   const heap = wasmHeap();
+  if (heap) return attentionWasm(qkv, s, heap);
   const op = tf.customGrad(((x: tf.Tensor, save: tf.GradSaveFunc) => {
     save([x]);
     let probs!: Float32Array;
-    const value = written<tf.Rank.R2>([N, s.d], heap, (out) => ({ probs } = attentionForward(floats(x, heap), s, out)));
+    const value = written<tf.Rank.R2>(
+      [N, s.d],
+      null,
+      (out) => ({ probs } = attentionForward(x.dataSync() as Float32Array, s, out)),
+    );
     return {
       value,
       gradFunc: (dy: tf.Tensor, [xs]: tf.Tensor[]) =>
-        written<tf.Rank.R2>([N, d3], heap, (g) => attentionBackward(floats(xs, heap), probs, floats(dy, heap), s, g)),
+        written<tf.Rank.R2>([N, d3], null, (g) =>
+          attentionBackward(xs.dataSync() as Float32Array, probs, dy.dataSync() as Float32Array, s, g),
+        ),
+    };
+  }) as unknown as Parameters<typeof tf.customGrad>[0]);
+  return op(qkv) as tf.Tensor2D;
+}
+
+// The same op on tfjs-wasm: the products (each (sequence, head) block's scores q·kᵀ, the weighted sums of v, and in
+// the gradient dP = dO·vᵀ, dQ, dK, dV) in heap-kernels.c, reading q|k|v, dy and the probabilities where they lie in the
+// wasm heap and writing the outputs there; the softmax and dS (O(n²) per block, V8's Math.exp) in JS between them.
+// Each step does the plain loops' operations in their order, so the results have their bits.
+function attentionWasm(qkv: tf.Tensor2D, s: AttentionShape, b: HeapBackend): tf.Tensor2D {
+  const { N, d, heads: H, offsets, lengths, causal } = s;
+  const B = lengths.length,
+    dh = d / H,
+    scale = 1 / Math.sqrt(dh);
+  const po = probOffsets(s),
+    P = po[po.length - 1];
+  const k = heapKernels(b);
+  // The sequences' offsets and lengths, one [n, n] float64 per block, and the products' scratch, in the heap.
+  const scratch = () => {
+    const at = b.wasm._malloc(8 * B + 8 * P + 8 * dh * Math.max(...lengths));
+    new Int32Array(b.wasm.asm.memory.buffer, at, 2 * B).set([...offsets, ...lengths]);
+    return { off: at, len: at + 4 * B, blocks: at + 8 * B, products: at + 8 * B + 8 * P, free: () => b.wasm._free(at) };
+  };
+  const op = tf.customGrad(((x: tf.Tensor, save: tf.GradSaveFunc) => {
+    const out = b.makeOutput([N, d], 'float32');
+    const probs = tf.engine().makeTensorFromTensorInfo(b.makeOutput([P], 'float32'));
+    const m = scratch();
+    const xo = offsetOf(b, x);
+    k.blockDots(xo, 3 * d, 0, xo, 3 * d, d, dh, H, m.off, m.len, B, +causal, m.blocks, m.products); // q·kᵀ
+    const w = doublesAt(b, m.blocks, P),
+      p = b.typedArrayFromHeap(probs) as Float32Array;
+    for (let bh = 0; bh < B * H; bh++) {
+      const n = lengths[Math.floor(bh / H)];
+      for (let i = 0; i < n; i++) {
+        const kmax = causal ? i + 1 : n,
+          r = po[bh] + i * n;
+        let mx = -Infinity;
+        for (let j = 0; j < kmax; j++) {
+          const a = w[r + j] * scale;
+          p[r + j] = a;
+          if (a > mx) mx = a;
+        }
+        let sum = 0;
+        for (let j = 0; j < kmax; j++) sum += p[r + j] = Math.exp(p[r + j] - mx);
+        for (let j = 0; j < kmax; j++) w[r + j] = p[r + j] /= sum;
+        p.fill(0, r + kmax, r + n);
+      }
+    }
+    k.blockWeightedSums(m.blocks, 0, 0, xo, 3 * d, 2 * d, offsetOf(b, out), d, 0, dh, H, m.off, m.len, B, +causal); // ·v
+    m.free();
+    save([x, probs]);
+    return {
+      value: tf.engine().makeTensorFromTensorInfo(out),
+      gradFunc: (dy: tf.Tensor, [xs, ps]: tf.Tensor[]) => {
+        const g = b.makeOutput([N, 3 * d], 'float32');
+        const m = scratch();
+        const [xo, dyo, po32] = [offsetOf(b, xs), offsetOf(b, dy), offsetOf(b, ps)];
+        k.blockDots(dyo, d, 0, xo, 3 * d, 2 * d, dh, H, m.off, m.len, B, +causal, m.blocks, m.products); // dP = dO·vᵀ
+        const ds = doublesAt(b, m.blocks, P),
+          p = b.typedArrayFromHeap(ps) as Float32Array;
+        for (let bh = 0; bh < B * H; bh++) {
+          const n = lengths[Math.floor(bh / H)];
+          for (let i = 0; i < n; i++) {
+            const kmax = causal ? i + 1 : n,
+              r = po[bh] + i * n;
+            let dot = 0;
+            for (let j = 0; j < kmax; j++) {
+              const a = ds[r + j];
+              dot += p[r + j] * a; // the row sum takes dP unrounded, dS the float32 value the loops stored
+              ds[r + j] = Math.fround(a);
+            }
+            for (let j = 0; j < kmax; j++) ds[r + j] = p[r + j] * (ds[r + j] - dot) * scale; // dS
+          }
+        }
+        const go = offsetOf(b, g);
+        const sums = (wd: number, wf: number, transposed: number, z: number, zs: number, zo: number, oo: number) =>
+          k.blockWeightedSums(wd, wf, transposed, z, zs, zo, go, 3 * d, oo, dh, H, m.off, m.len, B, +causal);
+        sums(m.blocks, 0, 0, xo, 3 * d, d, 0); // dQ = dS·K
+        sums(0, po32, 1, dyo, d, 0, 2 * d); // dV = Pᵀ·dO
+        sums(m.blocks, 0, 1, xo, 3 * d, 0, d); // dK = dSᵀ·Q
+        m.free();
+        return tf.engine().makeTensorFromTensorInfo(g);
+      },
     };
   }) as unknown as Parameters<typeof tf.customGrad>[0]);
   return op(qkv) as tf.Tensor2D;

@@ -3,7 +3,7 @@
 import * as tf from '@tensorflow/tfjs';
 import type { TokenBatch } from '../models';
 import { type HeapBackend, floats, wasmHeap } from '../models/wasm-heap';
-import { heapKernels, offsetOf } from './heap-kernels-wasm';
+import { heapKernels, offsetOf } from '../models/heap-kernels-wasm';
 
 // h: [N, d] last hidden state of a causal pass over packed sequences, E: [V, d] -> mean CE over every position
 // that has a next token (pads do not exist in a packed batch).

@@ -13,7 +13,7 @@ import {
 } from '../metrics';
 import { TrainRng } from '../models';
 import { type HeapBackend, floats, wasmHeap } from '../models/wasm-heap';
-import { doublesAt, heapKernels, offsetOf } from './heap-kernels-wasm';
+import { doublesAt, heapKernels, offsetOf } from '../models/heap-kernels-wasm';
 
 // dStat/dz: [N, M] (into grad, every element written), a second pass over z with the coefficients of the first.
 export function sigregGradient(

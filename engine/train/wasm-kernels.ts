@@ -3,7 +3,7 @@
 // Measured on a cpu-preset JEPA step: docs/reference.md#engines.
 import * as tf from '@tensorflow/tfjs';
 import { floats, type HeapBackend, wasmHeap, written } from '../models/wasm-heap';
-import { heapKernels, offsetOf } from './heap-kernels-wasm';
+import { heapKernels, offsetOf } from '../models/heap-kernels-wasm';
 
 type SharingBackend = HeapBackend & { incRef(id: tf.DataId): void };
 

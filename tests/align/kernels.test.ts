@@ -1,4 +1,4 @@
-// The WebAssembly kernels embedded in engine/linalg/kernels-wasm.ts and engine/train/heap-kernels-wasm.ts are the
+// The WebAssembly kernels embedded in engine/linalg/kernels-wasm.ts and engine/models/heap-kernels-wasm.ts are the
 // builds of their C files: rebuilt here when a clang with the wasm32 target and wasm-ld is installed
 // (engine/kernels-build.sh's command), skipped with the reason if not. The heap kernels run on tfjs-backend-wasm's own
 // memory, so their module must hold no data segment (it would be written into tfjs's memory when instantiated) and use
@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { KERNELS_WASM } from '../../engine/linalg/kernels-wasm';
-import { HEAP_KERNELS_WASM } from '../../engine/train/heap-kernels-wasm';
+import { HEAP_KERNELS_WASM } from '../../engine/models/heap-kernels-wasm';
 
 const engine = join(import.meta.dirname, '..', '..', 'engine');
 
@@ -64,7 +64,7 @@ if (!clang)
 describe.skipIf(!clang)('embedded WebAssembly kernels', () => {
   for (const [src, embedded] of [
     ['linalg/kernels.c', KERNELS_WASM],
-    ['train/heap-kernels.c', HEAP_KERNELS_WASM],
+    ['models/heap-kernels.c', HEAP_KERNELS_WASM],
   ])
     it(`${src} matches its fresh build`, () => {
       const dir = mkdtempSync(join(tmpdir(), 'prh-kernels-'));

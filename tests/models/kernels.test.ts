@@ -61,28 +61,38 @@ describe('attention kernel', () => {
         1e-5,
       );
     });
-  it("on wasm reads q|k|v and dy in the heap (no read-back) and gives the plain arrays' bits, past a heap growth", () => {
-    const rng = TrainRng.seeded(3, 'att-heap');
-    const s = causalShape(8, 2);
-    const x = rand(batch.N * 24, rng),
-      dy = rand(batch.N * 8, rng);
-    const { out, probs } = attentionForward(x, s);
-    const g = attentionBackward(x, probs, dy, s);
-    const [y, dx] = noReadBack(() =>
-      tf.tidy(() => {
-        const qkv = tf.tensor2d(x, [batch.N, 24]);
-        const op = (a: tf.Tensor) => {
-          const y = attentionJs(a as tf.Tensor2D, 2, batch.offsets, batch.lengths, true);
-          tf.fill([16 << 20], 1); // 64 MB between forward and backward: the wasm memory grows, detaching older views
-          return y;
-        };
-        return [op(qkv), tf.grad(op)(qkv, tf.tensor2d(dy, [batch.N, 8]))];
-      }),
-    );
-    expect(Array.from(y.dataSync())).toEqual(Array.from(out));
-    expect(Array.from(dx.dataSync())).toEqual(Array.from(g));
-    tf.dispose([y, dx]);
-  });
+  // The heap kernels' eight-key and eight-column SIMD blocks and what is left after them: head widths 4, 16, 12 and 5,
+  // sequences of 1 to 19 tokens, causal and bidirectional.
+  const long = packBatch([Array(19).fill(2), [1, 2, 3, 4, 5, 6, 7, 8], [4, 4, 4], Array(11).fill(5), [9]]);
+  for (const [name, tb, d, heads, causal] of [
+    ['d 8, 2 heads, causal', batch, 8, 2, true],
+    ['d 32, 2 heads, causal', long, 32, 2, true],
+    ['d 32, 2 heads, bidirectional', long, 32, 2, false],
+    ['d 36, 3 heads, bidirectional', long, 36, 3, false],
+    ['d 10, 2 heads, causal', long, 10, 2, true],
+  ] as const)
+    it(`on wasm reads q|k|v and dy in the heap (no read-back) and gives the plain arrays' bits, past a heap growth (${name})`, () => {
+      const rng = TrainRng.seeded(3, 'att-heap', d);
+      const s: AttentionShape = { N: tb.N, d, heads, offsets: tb.offsets, lengths: tb.lengths, causal };
+      const x = rand(tb.N * 3 * d, rng),
+        dy = rand(tb.N * d, rng);
+      const { out, probs } = attentionForward(x, s);
+      const g = attentionBackward(x, probs, dy, s);
+      const [y, dx] = noReadBack(() =>
+        tf.tidy(() => {
+          const qkv = tf.tensor2d(x, [tb.N, 3 * d]);
+          const op = (a: tf.Tensor) => {
+            const y = attentionJs(a as tf.Tensor2D, heads, tb.offsets, tb.lengths, causal);
+            tf.fill([16 << 20], 1); // 64 MB between forward and backward: the wasm memory grows, detaching older views
+            return y;
+          };
+          return [op(qkv), tf.grad(op)(qkv, tf.tensor2d(dy, [tb.N, d]))];
+        }),
+      );
+      expect(Array.from(y.dataSync())).toEqual(Array.from(out));
+      expect(Array.from(dx.dataSync())).toEqual(Array.from(g));
+      tf.dispose([y, dx]);
+    });
   it('finite-difference gradient check (float64 central differences)', () => {
     const rng = TrainRng.seeded(2, 'att-fd');
     const s = causalShape(6, 3);

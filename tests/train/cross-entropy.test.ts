@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TrainRng, packBatch } from '../../engine/models';
 import type { HeapBackend } from '../../engine/models/wasm-heap';
 import { initBackend, ntpLoss } from '../../engine/train';
-import { heapKernels, offsetOf } from '../../engine/train/heap-kernels-wasm';
+import { heapKernels, offsetOf } from '../../engine/models/heap-kernels-wasm';
 
 const backend = () => tf.backend() as unknown as HeapBackend;
 

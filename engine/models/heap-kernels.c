@@ -217,3 +217,131 @@ void sigreg_gradient(const double* cos1, const double* sin1, int N, int M, int J
       grad[n * M + m] = (float)(k * acc);
     }
 }
+
+// Attention over packed sequences (engine/models/attention.ts): sequence b is rows off[b] .. off[b] + len[b] - 1, head
+// h its columns h dh .. h dh + dh - 1 of each operand; the (b, h) blocks of [n, n] values (scores, weights) lie one
+// after another in b, then h order (n_b^2 each), row i at i n. Row i sees terms j < (causal ? i + 1 : n).
+// Operands are float32 matrices with a row stride and a column offset (q|k|v side by side: stride 3d, offsets 0, d,
+// 2d); sums are float64 as in the JS loops.
+
+// out[i n + j] = sum_c x_ic y_jc (c in order) for every block, i, and j that row i sees. y's block is first copied
+// transposed into scratch (dh n_max float64) so that a lane pair holds two keys; four pairs run as independent chains.
+__attribute__((export_name("block_dots")))
+void block_dots(const float* x, int xs, int xo, const float* y, int ys, int yo, int dh, int H, const int* off,
+                const int* len, int B, int causal, double* out, double* scratch) {
+  long p0 = 0;
+  for (int b = 0; b < B; b++) {
+    const int n = len[b];
+    for (int h = 0; h < H; h++, p0 += (long)n * n) {
+      const float* xb = x + (long)off[b] * xs + xo + h * dh;
+      const float* yb = y + (long)off[b] * ys + yo + h * dh;
+      double* yt = scratch;  // [dh, n]
+      for (int j = 0; j < n; j++)
+        for (int c = 0; c < dh; c++) yt[c * n + j] = yb[(long)j * ys + c];
+      for (int i = 0; i < n; i++) {
+        const float* xi = xb + (long)i * xs;
+        double* o = out + p0 + (long)i * n;
+        const int kmax = causal ? i + 1 : n;
+        int j = 0;
+        for (; j + 8 <= kmax; j += 8) {
+          v128_t a0 = wasm_f64x2_splat(0), a1 = a0, a2 = a0, a3 = a0;
+          for (int c = 0; c < dh; c++) {
+            const v128_t xc = wasm_f64x2_splat(xi[c]);
+            const double* t = yt + c * n + j;
+            a0 = wasm_f64x2_add(a0, wasm_f64x2_mul(xc, wasm_v128_load(t)));
+            a1 = wasm_f64x2_add(a1, wasm_f64x2_mul(xc, wasm_v128_load(t + 2)));
+            a2 = wasm_f64x2_add(a2, wasm_f64x2_mul(xc, wasm_v128_load(t + 4)));
+            a3 = wasm_f64x2_add(a3, wasm_f64x2_mul(xc, wasm_v128_load(t + 6)));
+          }
+          wasm_v128_store(o + j, a0);
+          wasm_v128_store(o + j + 2, a1);
+          wasm_v128_store(o + j + 4, a2);
+          wasm_v128_store(o + j + 6, a3);
+        }
+        for (; j + 2 <= kmax; j += 2) {
+          v128_t a = wasm_f64x2_splat(0);
+          for (int c = 0; c < dh; c++) a = wasm_f64x2_add(a, wasm_f64x2_mul(wasm_f64x2_splat(xi[c]), wasm_v128_load(yt + c * n + j)));
+          wasm_v128_store(o + j, a);
+        }
+        for (; j < kmax; j++) {
+          double a = 0;
+          for (int c = 0; c < dh; c++) a += (double)xi[c] * yt[c * n + j];
+          o[j] = a;
+        }
+      }
+    }
+  }
+}
+
+// o[r, c] = sum over the terms t of w * z[t, c], in t order, each add rounded to float32 (a float32 accumulator), for
+// c < dh of every block's rows r. Rows r = i over terms j < kmax(i), weights w[i n + j] (transposed = 0), or rows
+// r = j over terms i that see j, weights w[i n + j] (transposed = 1: the gradient's columns of P and dS). Weights are
+// float64 (wd) or float32 (wf, when wd is 0). Lanes are columns c, so each column's chain keeps its order.
+__attribute__((export_name("block_weighted_sums")))
+void block_weighted_sums(const double* wd, const float* wf, int transposed, const float* z, int zs, int zo, float* o,
+                         int os, int oo, int dh, int H, const int* off, const int* len, int B, int causal) {
+  long p0 = 0;
+  for (int b = 0; b < B; b++) {
+    const int n = len[b];
+    for (int h = 0; h < H; h++, p0 += (long)n * n) {
+      const float* zb = z + (long)off[b] * zs + zo + h * dh;
+      for (int r = 0; r < n; r++) {
+        // terms t0 .. t1 - 1; the weight of term t at p0 + wi t + wr
+        const int t0 = transposed && causal ? r : 0;
+        const int t1 = transposed || !causal ? n : r + 1;
+        const long wi = transposed ? n : 1, wr = transposed ? r : (long)r * n;
+        float* orow = o + (long)(off[b] + r) * os + oo + h * dh;
+        int c = 0;
+        for (; c + 16 <= dh; c += 16) {  // eight chains: each add waits on the last one's rounding
+          v128_t a[8];
+          for (int l = 0; l < 8; l++) a[l] = wasm_f64x2_splat(0);
+          for (int t = t0; t < t1; t++) {
+            const long k = p0 + wi * t + wr;
+            const v128_t w = wasm_f64x2_splat(wd ? wd[k] : wf[k]);
+            const float* zt = zb + (long)t * zs + c;
+            for (int l = 0; l < 4; l++) {
+              const v128_t zl = wasm_v128_load(zt + 4 * l);
+              a[2 * l] = wasm_f64x2_add(a[2 * l], wasm_f64x2_mul(w, wasm_f64x2_promote_low_f32x4(zl)));
+              a[2 * l + 1] = wasm_f64x2_add(
+                  a[2 * l + 1], wasm_f64x2_mul(w, wasm_f64x2_promote_low_f32x4(wasm_i32x4_shuffle(zl, zl, 2, 3, 0, 1))));
+            }
+            for (int l = 0; l < 8; l++) a[l] = wasm_f64x2_promote_low_f32x4(wasm_f32x4_demote_f64x2_zero(a[l]));
+          }
+          for (int l = 0; l < 4; l++) {
+            const v128_t lo = wasm_f32x4_demote_f64x2_zero(a[2 * l]), hi = wasm_f32x4_demote_f64x2_zero(a[2 * l + 1]);
+            wasm_v128_store(orow + c + 4 * l, wasm_i32x4_shuffle(lo, hi, 0, 1, 4, 5));
+          }
+        }
+        for (; c + 8 <= dh; c += 8) {
+          v128_t a0 = wasm_f64x2_splat(0), a1 = a0, a2 = a0, a3 = a0;
+          for (int t = t0; t < t1; t++) {
+            const long k = p0 + wi * t + wr;
+            const v128_t w = wasm_f64x2_splat(wd ? wd[k] : wf[k]);
+            const float* zt = zb + (long)t * zs + c;
+            const v128_t z01 = wasm_v128_load(zt), z23 = wasm_v128_load(zt + 4);
+            a0 = wasm_f64x2_add(a0, wasm_f64x2_mul(w, wasm_f64x2_promote_low_f32x4(z01)));
+            a1 = wasm_f64x2_add(a1, wasm_f64x2_mul(w, wasm_f64x2_promote_low_f32x4(wasm_i32x4_shuffle(z01, z01, 2, 3, 0, 1))));
+            a2 = wasm_f64x2_add(a2, wasm_f64x2_mul(w, wasm_f64x2_promote_low_f32x4(z23)));
+            a3 = wasm_f64x2_add(a3, wasm_f64x2_mul(w, wasm_f64x2_promote_low_f32x4(wasm_i32x4_shuffle(z23, z23, 2, 3, 0, 1))));
+            a0 = wasm_f64x2_promote_low_f32x4(wasm_f32x4_demote_f64x2_zero(a0));
+            a1 = wasm_f64x2_promote_low_f32x4(wasm_f32x4_demote_f64x2_zero(a1));
+            a2 = wasm_f64x2_promote_low_f32x4(wasm_f32x4_demote_f64x2_zero(a2));
+            a3 = wasm_f64x2_promote_low_f32x4(wasm_f32x4_demote_f64x2_zero(a3));
+          }
+          const v128_t lo = wasm_f32x4_demote_f64x2_zero(a0), hi = wasm_f32x4_demote_f64x2_zero(a1);
+          wasm_v128_store(orow + c, wasm_i32x4_shuffle(lo, hi, 0, 1, 4, 5));
+          const v128_t lo2 = wasm_f32x4_demote_f64x2_zero(a2), hi2 = wasm_f32x4_demote_f64x2_zero(a3);
+          wasm_v128_store(orow + c + 4, wasm_i32x4_shuffle(lo2, hi2, 0, 1, 4, 5));
+        }
+        for (; c < dh; c++) {
+          double a = 0;
+          for (int t = t0; t < t1; t++) {
+            const long k = p0 + wi * t + wr;
+            a = (float)(a + (wd ? wd[k] : wf[k]) * zb[(long)t * zs + c]);
+          }
+          orow[c] = (float)a;
+        }
+      }
+    }
+  }
+}
