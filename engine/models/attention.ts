@@ -5,7 +5,7 @@
 //   heap-kernels.c with the loops' bits. On wasm the tf path costs ~0.8 s of a 1.7 s CPU-preset step (5-D transposes,
 //   and batched/transposed matMuls that fall to a scalar loop at ~0.3 GFLOP/s).
 import * as tf from '@tensorflow/tfjs';
-import { doublesAt, heapKernels, offsetOf } from './heap-kernels-wasm';
+import { doublesAt, heapAlloc, heapKernels, offsetOf } from './heap-kernels-wasm';
 import { type HeapBackend, wasmHeap, written } from './wasm-heap';
 
 // Packed sequences (no padding): sequence b is token rows offsets[b] .. offsets[b] + lengths[b] − 1.
@@ -268,7 +268,7 @@ function attentionWasm(qkv: tf.Tensor2D, s: AttentionShape, b: HeapBackend): tf.
   const k = heapKernels(b);
   // The sequences' offsets and lengths, one [n, n] float64 per block, and the products' scratch, in the heap.
   const scratch = () => {
-    const at = b.wasm._malloc(8 * B + 8 * P + 8 * dh * Math.max(...lengths));
+    const at = heapAlloc(b, 8 * B + 8 * P + 8 * dh * Math.max(...lengths));
     new Int32Array(b.wasm.asm.memory.buffer, at, 2 * B).set([...offsets, ...lengths]);
     return { off: at, len: at + 4 * B, blocks: at + 8 * B, products: at + 8 * B + 8 * P, free: () => b.wasm._free(at) };
   };

@@ -100,6 +100,10 @@ export function heapKernels(backend: HeapBackend): HeapKernels {
   return k;
 }
 
+// bytes of the backend's memory, at the byte offset returned (wasm32 addresses are unsigned; the export returns them as
+// a signed int32, negative past 2 GB, which the paper's 33M encoder's steps reach); free with b.wasm._free.
+export const heapAlloc = (b: HeapBackend, bytes: number): number => b.wasm._malloc(bytes) >>> 0;
+
 // A tensor's byte offset in the backend's memory.
 export const offsetOf = (backend: HeapBackend, t: tf.TensorInfo): number => backend.typedArrayFromHeap(t).byteOffset;
 

@@ -3,7 +3,7 @@
 import * as tf from '@tensorflow/tfjs';
 import type { TokenBatch } from '../models';
 import { type HeapBackend, floats, wasmHeap } from '../models/wasm-heap';
-import { heapKernels, offsetOf } from '../models/heap-kernels-wasm';
+import { heapAlloc, heapKernels, offsetOf } from '../models/heap-kernels-wasm';
 
 // h: [N, d] last hidden state of a causal pass over packed sequences, E: [V, d] -> mean CE over every position
 // that has a next token (pads do not exist in a packed batch).
@@ -53,7 +53,7 @@ function crossEntropyWasm(logits: tf.Tensor2D, targets: Int32Array, b: HeapBacke
   const ce = tf.customGrad(((x: tf.Tensor, save: tf.GradSaveFunc) => {
     const y = tf.tensor1d(targets, 'int32');
     const p = tf.engine().makeTensorFromTensorInfo(b.makeOutput([n, V], 'float32')); // softmax rows
-    const stats = b.wasm._malloc(16 * n); // [n, 2] float64: max, Σ exp(x − max)
+    const stats = heapAlloc(b, 16 * n); // [n, 2] float64: max, Σ exp(x − max)
     k.softmaxRows(offsetOf(b, x), n, V, offsetOf(b, p), stats);
     const xs = floats(x, b),
       st = new Float64Array(b.wasm.asm.memory.buffer, stats, 2 * n);

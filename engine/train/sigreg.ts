@@ -13,7 +13,7 @@ import {
 } from '../metrics';
 import { TrainRng } from '../models';
 import { type HeapBackend, floats, wasmHeap } from '../models/wasm-heap';
-import { doublesAt, heapKernels, offsetOf } from '../models/heap-kernels-wasm';
+import { doublesAt, heapAlloc, heapKernels, offsetOf } from '../models/heap-kernels-wasm';
 
 // dStat/dz: [N, M] (into grad, every element written), a second pass over z with the coefficients of the first.
 export function sigregGradient(
@@ -81,7 +81,7 @@ function sigregWasm(
     MJ = M * J;
   const k = heapKernels(b);
   const trig = tf.engine().makeTensorFromTensorInfo(b.makeOutput([4 * NM], 'float32')); // [2, N, M] float64: cos, sin
-  const sums = b.wasm._malloc(16 * MJ + 128 * (J - 1)); // C, S: [M, J] float64, then the kernel's scratch
+  const sums = heapAlloc(b, 16 * MJ + 128 * (J - 1)); // C, S: [M, J] float64, then the kernel's scratch
   const t = offsetOf(b, trig);
   const zs = floats(z, b),
     cs = doublesAt(b, t, 2 * NM);
@@ -98,7 +98,7 @@ function sigregWasm(
     value: tf.scalar(mom.value),
     gradFunc: (dy, [tr]) => {
       const grad = b.makeOutput([N, M], 'float32');
-      const ab = b.wasm._malloc(16 * MJ + 128 * (J - 1)); // a, b: [M, J] float64, then the kernel's scratch
+      const ab = heapAlloc(b, 16 * MJ + 128 * (J - 1)); // a, b: [M, J] float64, then the kernel's scratch
       doublesAt(b, ab, MJ).set(mom.a);
       doublesAt(b, ab + 8 * MJ, MJ).set(mom.b);
       const t = offsetOf(b, tr);

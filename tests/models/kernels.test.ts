@@ -1,5 +1,6 @@
 // The custom kernels: the JS attention op equals the tf-ops path (values and gradients), finite-difference checks of
-// the attention and SIGReg gradients, the wasm gather-gradient (UnsortedSegmentSum) kernel against a plain sum, and the wasm row-gather (GatherV2) override.
+// the attention and SIGReg gradients, the wasm gather-gradient (UnsortedSegmentSum) kernel against a plain sum, and the wasm row-gather (GatherV2) override;
+// on wasm the heap kernels give the plain loops' bits, also with their buffers past 2 GB of wasm memory.
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import {
@@ -12,7 +13,9 @@ import {
   type AttentionShape,
 } from '../../engine/models';
 import { eppsPulleyMoments, SP_GRID } from '../../engine/metrics';
-import { initBackend, sigregGradient, sigregOp } from '../../engine/train';
+import { heapAlloc, offsetOf } from '../../engine/models/heap-kernels-wasm';
+import type { HeapBackend } from '../../engine/models/wasm-heap';
+import { initBackend, ntpLoss, sigregGradient, sigregOp } from '../../engine/train';
 
 const rand = (n: number, rng: TrainRng, s = 1) => Float32Array.from({ length: n }, () => rng.normal() * s);
 const maxAbs = (a: ArrayLike<number>, b: ArrayLike<number>) =>
@@ -224,5 +227,51 @@ describe('row gather on wasm (GatherV2 override)', () => {
       9, 7,
     ]);
     expect(() => tf.gather(m, tf.tensor1d([6], 'int32'))).toThrow(/index 6 is not in \[0, 5\]/);
+  });
+});
+
+describe('heap kernels past 2 GB of wasm memory', () => {
+  // The paper's 33M encoder grows tfjs-wasm's memory past 2^31 bytes, where offsets no longer fit a signed int32.
+  it('the attention, SIGReg, cross-entropy and leading-sum ops give the same bits with their buffers above 2 GB', () => {
+    const rng = TrainRng.seeded(6, 'heap-2gb');
+    const tb = packBatch([Array(11).fill(2), [1, 2, 3], Array(9).fill(4)]);
+    const x = rand(tb.N * 48, rng),
+      z = rand(24 * 19, rng, 1.3),
+      h = rand(tb.N * 16, rng),
+      e = rand(29 * 16, rng);
+    const ops = () =>
+      tf.tidy(() => {
+        const qkv = tf.tensor2d(x, [tb.N, 48]);
+        const att = (a: tf.Tensor) => attentionJs(a as tf.Tensor2D, 2, tb.offsets, tb.lengths, true);
+        const sig = (a: tf.Tensor) => sigregOp()(a as tf.Tensor2D);
+        const ntp = (a: tf.Tensor, b: tf.Tensor) => ntpLoss(a as tf.Tensor2D, b as tf.Tensor2D, tb);
+        const [H, E] = [tf.tensor2d(h, [tb.N, 16]), tf.tensor2d(e, [29, 16])];
+        return [
+          att(qkv),
+          tf.grad(att)(qkv),
+          sig(tf.tensor2d(z, [24, 19])),
+          tf.grad(sig)(tf.tensor2d(z, [24, 19])),
+          ntp(H, E),
+          ...tf.grads(ntp)([H, E]),
+          tf.sum(qkv, 0),
+        ].map((t) => Array.from(t.dataSync()));
+      });
+    const below = ops();
+    const b = tf.backend() as unknown as HeapBackend;
+    // 2.5 GB reserved (never written), then every free chunk below it taken, so that what the ops allocate lies above
+    const taken = [heapAlloc(b, 600 << 22)];
+    for (let size = 1 << 20; size >= 16; size >>= 2)
+      for (let at = heapAlloc(b, size); ; at = heapAlloc(b, size)) {
+        taken.push(at);
+        if (at > 2 ** 31) break;
+      }
+    try {
+      const t = tf.ones([4]);
+      expect(offsetOf(b, t)).toBeGreaterThan(2 ** 31);
+      t.dispose();
+      expect(ops()).toEqual(below);
+    } finally {
+      for (const at of taken) b.wasm._free(at);
+    }
   });
 });

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TrainRng, packBatch } from '../../engine/models';
 import type { HeapBackend } from '../../engine/models/wasm-heap';
 import { initBackend, ntpLoss } from '../../engine/train';
-import { heapKernels, offsetOf } from '../../engine/models/heap-kernels-wasm';
+import { heapAlloc, heapKernels, offsetOf } from '../../engine/models/heap-kernels-wasm';
 
 const backend = () => tf.backend() as unknown as HeapBackend;
 
@@ -17,7 +17,7 @@ function softmaxRows(x: Float32Array, n: number, V: number): { p: Float32Array; 
   const b = backend();
   const xt = tf.tensor2d(x, [n, V]),
     pt = tf.zeros([n, V]);
-  const stats = b.wasm._malloc(16 * n);
+  const stats = heapAlloc(b, 16 * n);
   heapKernels(b).softmaxRows(offsetOf(b, xt), n, V, offsetOf(b, pt), stats);
   const out = {
     p: pt.dataSync() as Float32Array,
