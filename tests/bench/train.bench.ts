@@ -13,15 +13,14 @@ import { captionScene, drawScenes, NUISANCE } from '../../engine/data';
 import {
   PRESETS,
   TrainRng,
-  attentionBackward,
-  attentionForward,
+  attentionJs,
   backboneParams,
   encode,
   type EncoderConfig,
   type TokenBatch,
 } from '../../engine/models';
 import { trainWordPiece } from '../../engine/text';
-import { SP_GRID, eppsPulleyMoments } from '../../engine/metrics';
+import { SP_GRID } from '../../engine/metrics';
 import {
   adamwStep,
   buildCorpus,
@@ -31,7 +30,7 @@ import {
   drawBatch,
   initBackend,
   sigregDirections,
-  sigregGradient,
+  sigregOp,
   stepLoss,
   type AdamW,
   type Corpus,
@@ -303,9 +302,9 @@ function summarise(spec: ArmSpec, rows: StepRow[], backend: string): Record<stri
   };
 }
 
-// Where one step's time goes: a forward-only pass, tf.profile's kernels (by name) for a full step, and the plain-JS
-// custom ops (attention, SIGReg) timed alone on this step's shapes: their backward runs outside any tf kernel, so
-// tf.profile cannot see it.
+// Where one step's time goes: a forward-only pass, tf.profile's kernels (by name) for a full step, and the custom ops
+// (attention, SIGReg) timed alone on this step's shapes: their work runs outside any tf kernel, so tf.profile cannot
+// see it.
 async function profileStep(
   model: Model,
   batch: StepBatch,
@@ -320,26 +319,37 @@ async function profileStep(
   const tb = batch.kind === 'views' ? batch.views.tokens : batch.text;
   const forwardMs = time(() => tf.tidy(() => void stepLoss(model, batch, L, step, nGlobal).loss.dataSync()));
   const encodeMs = time(() => tf.tidy(() => void encode(c, model.params, tb, !jepa).at(-1)!.dataSync()));
-  // plain-JS kernels on random inputs of this step's shapes
+  // the custom ops as this backend runs them (on wasm their products in heap-kernels.c), on random inputs of this
+  // step's shapes, each a second time after a first that warms it; the backward is forward + backward less forward
   const rng = TrainRng.seeded(1, 'profile');
-  const qkv = Float32Array.from({ length: tb.N * 3 * c.d }, () => rng.normal() * 0.5);
-  const shape = { N: tb.N, d: c.d, heads: c.heads, offsets: tb.offsets, lengths: tb.lengths, causal: !jepa };
-  let probs!: Float32Array;
-  const attFwd = time(() => (probs = attentionForward(qkv, shape).probs));
-  const dOut = Float32Array.from({ length: tb.N * c.d }, () => rng.normal());
-  const attBwd = time(() => attentionBackward(qkv, probs, dOut, shape));
+  const random = (shape: [number, number], s = 1) =>
+    tf.tensor2d(
+      Float32Array.from({ length: shape[0] * shape[1] }, () => rng.normal() * s),
+      shape,
+    );
+  const twice = (f: () => tf.Tensor) => {
+    tf.tidy(() => void f().dataSync());
+    return time(() => tf.tidy(() => void f().dataSync()));
+  };
+  const qkv = random([tb.N, 3 * c.d], 0.5),
+    dOut = random([tb.N, c.d]);
+  const att = (x: tf.Tensor) => attentionJs(x as tf.Tensor2D, c.heads, tb.offsets, tb.lengths, !jepa);
+  const attFwd = twice(() => att(qkv));
+  const attBoth = twice(() => tf.grad(att)(qkv, dOut));
   const js: Record<string, number> = {
     attentionForward: round(attFwd * c.layers),
-    attentionBackward: round(attBwd * c.layers),
+    attentionBackward: round((attBoth - attFwd) * c.layers),
   };
   if (jepa) {
-    const R = tb.rows;
-    const z = Float32Array.from({ length: R * SLICES }, () => rng.normal());
-    let mom!: ReturnType<typeof eppsPulleyMoments>;
-    js.sigregStatistic = round(time(() => (mom = eppsPulleyMoments(z, R, SLICES, SP_GRID, 1))));
-    js.sigregGradient = round(time(() => sigregGradient(z, R, SLICES, SP_GRID, 1, mom)));
+    const z = random([tb.rows, SLICES]);
+    const sig = (x: tf.Tensor) => sigregOp()(x as tf.Tensor2D);
+    const sigFwd = twice(() => sig(z));
+    js.sigregStatistic = round(sigFwd);
+    js.sigregGradient = round(twice(() => tf.grad(sig)(z)) - sigFwd);
     js.sigregDirections = round(time(() => sigregDirections(K, SLICES, step)));
+    z.dispose();
   }
+  tf.dispose([qkv, dOut]);
   tf.env().set('CHECK_COMPUTATION_FOR_ERRORS', false);
   {
     const t0 = performance.now();
@@ -369,13 +379,13 @@ async function profileStep(
     const kernelMs = kernels.filter((k) => k.name !== 'forward').reduce((a, k) => a + k.ms, 0);
     const jsMs = Object.values(js).reduce((a, b) => a + b, 0);
     return {
-      note: "tf kernel ms from tf.profile of one extra step (profiling adds overhead); 'forward' = customGrad ops (JS attention, SIGReg, the cross-entropy), whose time includes the kernels they call, so tfKernelMs leaves them out; plainJsMs = the JS custom ops run alone on this step's shapes (x layers), whose backward tf.profile cannot see",
+      note: "tf kernel ms from tf.profile of one extra step (profiling adds overhead); 'forward' = customGrad ops (JS attention, SIGReg, the cross-entropy), whose time includes the kernels they call, so tfKernelMs leaves them out; customOpsMs = the custom ops (attention x layers, SIGReg) timed alone on this step's shapes as this backend runs them, whose work outside tf kernels tf.profile cannot see",
       forwardOnlyMs: round(forwardMs, 4),
       encoderForwardMs: round(encodeMs, 4),
       profiledStepMs: round(profiledStepMs, 4),
       tfKernelMs: round(kernelMs, 4),
-      plainJsMs: js,
-      plainJsTotalMs: round(jsMs),
+      customOpsMs: js,
+      customOpsTotalMs: round(jsMs),
       kernels: kernels.slice(0, 16),
       otherKernelsMs: round(kernels.slice(16).reduce((a, k) => a + k.ms, 0)),
       tensorsAfter: tf.memory().numTensors,
