@@ -2,7 +2,7 @@
 // this working tree with nothing built, a fresh home folder (so a fresh PRH_HOME) and `npm install` from npm's cache.
 // Where the README means data this machine lacks, the fresh home holds tiny data in the format named (~/data/flickr30k
 // is a small Flickr30k in its own token format, dinov2-small.onnx a small ViT in the Hugging Face DINOv2 layout), and
-// where it means the default world's 8 minutes or eight epochs of nine arms, PLAN below appends flags for tiny runs
+// where it means the default world's 6 minutes or eight epochs of nine arms, PLAN below appends flags for tiny runs
 // (a tiny world, one epoch): the command string itself still comes from the README. Every README command must have a plan here, and every plan a README command: changing
 // a command in the README without changing its plan fails this test. `prh serve`'s page must show the Theory lab.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
