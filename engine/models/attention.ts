@@ -254,6 +254,14 @@ export function attentionJs(
   return op(qkv) as tf.Tensor2D;
 }
 
+// Each row of every (sequence, head) block: its offset r in the blocks' [n, n] values, the terms it sees, and n.
+function forEachRow(s: AttentionShape, po: Int32Array, f: (r: number, kmax: number, n: number) => void): void {
+  for (let bh = 0; bh < s.lengths.length * s.heads; bh++) {
+    const n = s.lengths[Math.floor(bh / s.heads)];
+    for (let i = 0; i < n; i++) f(po[bh] + i * n, s.causal ? i + 1 : n, n);
+  }
+}
+
 // The same op on tfjs-wasm: the products (each (sequence, head) block's scores q·kᵀ, the weighted sums of v, and in
 // the gradient dP = dO·vᵀ, dQ, dK, dV) in heap-kernels.c, reading q|k|v, dy and the probabilities where they lie in the
 // wasm heap and writing the outputs there; the softmax and dS (O(n²) per block, V8's Math.exp) in JS between them.
@@ -280,23 +288,18 @@ function attentionWasm(qkv: tf.Tensor2D, s: AttentionShape, b: HeapBackend): tf.
     k.blockDots(xo, 3 * d, 0, xo, 3 * d, d, dh, H, m.off, m.len, B, +causal, m.blocks, m.products); // q·kᵀ
     const w = doublesAt(b, m.blocks, P),
       p = b.typedArrayFromHeap(probs) as Float32Array;
-    for (let bh = 0; bh < B * H; bh++) {
-      const n = lengths[Math.floor(bh / H)];
-      for (let i = 0; i < n; i++) {
-        const kmax = causal ? i + 1 : n,
-          r = po[bh] + i * n;
-        let mx = -Infinity;
-        for (let j = 0; j < kmax; j++) {
-          const a = w[r + j] * scale;
-          p[r + j] = a;
-          if (a > mx) mx = a;
-        }
-        let sum = 0;
-        for (let j = 0; j < kmax; j++) sum += p[r + j] = Math.exp(p[r + j] - mx);
-        for (let j = 0; j < kmax; j++) w[r + j] = p[r + j] /= sum;
-        p.fill(0, r + kmax, r + n);
+    forEachRow(s, po, (r, kmax, n) => {
+      let mx = -Infinity;
+      for (let j = 0; j < kmax; j++) {
+        const a = w[r + j] * scale;
+        p[r + j] = a;
+        if (a > mx) mx = a;
       }
-    }
+      let sum = 0;
+      for (let j = 0; j < kmax; j++) sum += p[r + j] = Math.exp(p[r + j] - mx);
+      for (let j = 0; j < kmax; j++) w[r + j] = p[r + j] /= sum;
+      p.fill(0, r + kmax, r + n);
+    });
     k.blockWeightedSums(m.blocks, 0, 0, xo, 3 * d, 2 * d, offsetOf(b, out), d, 0, dh, H, m.off, m.len, B, +causal); // ·v
     m.free();
     save([x, probs]);
@@ -309,20 +312,15 @@ function attentionWasm(qkv: tf.Tensor2D, s: AttentionShape, b: HeapBackend): tf.
         k.blockDots(dyo, d, 0, xo, 3 * d, 2 * d, dh, H, m.off, m.len, B, +causal, m.blocks, m.products); // dP = dO·vᵀ
         const ds = doublesAt(b, m.blocks, P),
           p = b.typedArrayFromHeap(ps) as Float32Array;
-        for (let bh = 0; bh < B * H; bh++) {
-          const n = lengths[Math.floor(bh / H)];
-          for (let i = 0; i < n; i++) {
-            const kmax = causal ? i + 1 : n,
-              r = po[bh] + i * n;
-            let dot = 0;
-            for (let j = 0; j < kmax; j++) {
-              const a = ds[r + j];
-              dot += p[r + j] * a; // the row sum takes dP unrounded, dS the float32 value the loops stored
-              ds[r + j] = Math.fround(a);
-            }
-            for (let j = 0; j < kmax; j++) ds[r + j] = p[r + j] * (ds[r + j] - dot) * scale; // dS
+        forEachRow(s, po, (r, kmax) => {
+          let dot = 0;
+          for (let j = 0; j < kmax; j++) {
+            const a = ds[r + j];
+            dot += p[r + j] * a; // the row sum takes dP unrounded, dS the float32 value the loops stored
+            ds[r + j] = Math.fround(a);
           }
-        }
+          for (let j = 0; j < kmax; j++) ds[r + j] = p[r + j] * (ds[r + j] - dot) * scale; // dS
+        });
         const go = offsetOf(b, g);
         const sums = (wd: number, wf: number, transposed: number, z: number, zs: number, zo: number, oo: number) =>
           k.blockWeightedSums(wd, wf, transposed, z, zs, zo, go, 3 * d, oo, dh, H, m.off, m.len, B, +causal);
