@@ -3,7 +3,7 @@
 import * as tf from '@tensorflow/tfjs';
 import type { TokenBatch } from '../models';
 import { type HeapBackend, floats, wasmHeap } from '../models/wasm-heap';
-import { heapAlloc, heapKernels, offsetOf } from '../models/heap-kernels-wasm';
+import { doublesAt, heapAlloc, heapKernels, offsetOf } from '../models/heap-kernels-wasm';
 
 // h: [N, d] last hidden state of a causal pass over packed sequences, E: [V, d] -> mean CE over every position
 // that has a next token (pads do not exist in a packed batch).
@@ -56,7 +56,7 @@ function crossEntropyWasm(logits: tf.Tensor2D, targets: Int32Array, b: HeapBacke
     const stats = heapAlloc(b, 16 * n); // [n, 2] float64: max, Σ exp(x − max)
     k.softmaxRows(offsetOf(b, x), n, V, offsetOf(b, p), stats);
     const xs = floats(x, b),
-      st = new Float64Array(b.wasm.asm.memory.buffer, stats, 2 * n);
+      st = doublesAt(b, stats, 2 * n);
     let total = 0;
     for (let i = 0; i < n; i++) total += st[2 * i] + Math.log(st[2 * i + 1]) - xs[i * V + targets[i]];
     b.wasm._free(stats);

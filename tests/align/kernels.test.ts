@@ -84,7 +84,7 @@ describe.skipIf(!clang)('embedded WebAssembly kernels', () => {
     try {
       const file = join(dir, 'heap-kernels.wasm');
       writeFileSync(file, bytes);
-      // llvm-objdump comes with clang (Debian's clang-14 pulls in llvm-14)
+      // llvm-objdump of clang's version (Debian's llvm-14 beside clang-14)
       const code = execFileSync(clang!.replace('clang', 'llvm-objdump'), ['-d', file], { encoding: 'utf8' });
       expect(code).toMatch(/softmax_rows/);
       expect(code).not.toMatch(/global\.(get|set)/);

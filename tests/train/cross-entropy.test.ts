@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TrainRng, packBatch } from '../../engine/models';
 import type { HeapBackend } from '../../engine/models/wasm-heap';
 import { initBackend, ntpLoss } from '../../engine/train';
-import { heapAlloc, heapKernels, offsetOf } from '../../engine/models/heap-kernels-wasm';
+import { doublesAt, heapAlloc, heapKernels, offsetOf } from '../../engine/models/heap-kernels-wasm';
 
 const backend = () => tf.backend() as unknown as HeapBackend;
 
@@ -21,7 +21,7 @@ function softmaxRows(x: Float32Array, n: number, V: number): { p: Float32Array; 
   heapKernels(b).softmaxRows(offsetOf(b, xt), n, V, offsetOf(b, pt), stats);
   const out = {
     p: pt.dataSync() as Float32Array,
-    stats: new Float64Array(b.wasm.asm.memory.buffer, stats, 2 * n).slice(),
+    stats: doublesAt(b, stats, 2 * n).slice(),
   };
   b.wasm._free(stats);
   tf.dispose([xt, pt]);
