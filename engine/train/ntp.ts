@@ -18,8 +18,9 @@ export function ntpLoss(h: tf.Tensor2D, E: tf.Tensor2D, batch: TokenBatch): tf.S
     }
   const hs = tf.gather(h, tf.tensor1d(src, 'int32')) as tf.Tensor2D;
   const logits = tf.matMul(hs, E, false, true) as tf.Tensor2D;
-  const heap = wasmHeap();
-  return heap ? crossEntropyWasm(logits, Int32Array.from(tgt), heap) : crossEntropy(logits, Int32Array.from(tgt));
+  const targets = Int32Array.from(tgt),
+    heap = wasmHeap();
+  return heap ? crossEntropyWasm(logits, targets, heap) : crossEntropy(logits, targets);
 }
 
 // Mean cross-entropy of logits [n, V] against targets [n], with the gradient written out: (softmax − onehot) / n.
