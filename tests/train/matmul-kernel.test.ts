@@ -51,28 +51,30 @@ beforeAll(async () => {
 });
 
 describe('BatchMatMul on MLAS', () => {
-  // minilm-33m's Linear shapes are [N, 384] x [384, 1152]; these are smaller and odd, so no kernel's blocking is exact.
-  const m = 67,
-    k = 131,
-    n = 45;
-  for (const [tA, tB] of [
-    [false, false],
-    [true, false],
-    [false, true],
-    [true, true],
+  // minilm-33m's Linear shapes are [N, 384] x [384, 1152]; [67, 131] x [131, 45] is smaller and odd, so no kernel's
+  // blocking is exact; [300, 64] x [64, 256] is written in five row tiles (64 KB of C each, the last short).
+  for (const [m, k, n] of [
+    [67, 131, 45],
+    [300, 64, 256],
   ])
-    it(`transposeA ${tA}, transposeB ${tB}: onnxruntime's bits, within float32 rounding of a float64 product`, async () => {
-      const rng = TrainRng.seeded(3, 'mlas', 2 * +tA + +tB);
-      const sa = tA ? [k, m] : [m, k],
-        sb = tB ? [n, k] : [k, n];
-      const a = rand(m * k, rng),
-        b = rand(k * n, rng);
-      const c = tf.matMul(tf.tensor2d(a, sa as [number, number]), tf.tensor2d(b, sb as [number, number]), tA, tB);
-      expect(c.shape).toEqual([m, n]);
-      const got = c.dataSync() as Float32Array;
-      expect(sameBits(got, await ortGemm(a, sa, b, sb, tA, tB))).toBe(true);
-      expect(relErr(got, product(a, sa, b, sb, tA, tB))).toBeLessThan(1e-6);
-    });
+    for (const [tA, tB] of [
+      [false, false],
+      [true, false],
+      [false, true],
+      [true, true],
+    ])
+      it(`[${m}, ${k}] x [${k}, ${n}], transposeA ${tA}, transposeB ${tB}: onnxruntime's bits, within float32 rounding of a float64 product`, async () => {
+        const rng = TrainRng.seeded(3, `mlas ${m}`, 2 * +tA + +tB);
+        const sa = tA ? [k, m] : [m, k],
+          sb = tB ? [n, k] : [k, n];
+        const a = rand(m * k, rng),
+          b = rand(k * n, rng);
+        const c = tf.matMul(tf.tensor2d(a, sa as [number, number]), tf.tensor2d(b, sb as [number, number]), tA, tB);
+        expect(c.shape).toEqual([m, n]);
+        const got = c.dataSync() as Float32Array;
+        expect(sameBits(got, await ortGemm(a, sa, b, sb, tA, tB))).toBe(true);
+        expect(relErr(got, product(a, sa, b, sb, tA, tB))).toBeLessThan(1e-6);
+      });
 
   it('keeps a rank-3 product of batch 1 as rank 3; a batch of 2 goes to wasm and is right', () => {
     const rng = TrainRng.seeded(4, 'mlas-batch');
