@@ -82,7 +82,7 @@ describe.skipIf(skip)(`child runs as Slurm jobs${skip ? ` (skipped: ${skip})` : 
 
   it('an experiment whose arms run through sbatch gives the same scores as the local executor', async () => {
     const world = join(work, 'world');
-    generateWorld(world, { seed: 3, splits: { train: 200, val: 50, test: 50 } });
+    generateWorld(world, { seed: 3, splits: { train: 96, val: 32, test: 32 } });
     const vit = join(work, 'vit.onnx');
     const cfg = { imageSize: 64, patchSize: 8, hidden: 32, depth: 1, heads: 2, mlp: 64 };
     writeFileSync(vit, buildVitOnnx(cfg, randomVitWeights(cfg, 0)));
