@@ -52,10 +52,13 @@ beforeAll(async () => {
 
 describe('BatchMatMul on MLAS', () => {
   // minilm-33m's Linear shapes are [N, 384] x [384, 1152]; [67, 131] x [131, 45] is smaller and odd, so no kernel's
-  // blocking is exact; [300, 64] x [64, 256] is written in five row tiles (64 KB of C each, the last short).
+  // blocking is exact; [300, 64] x [64, 256] is written in five row tiles (64 KB of C each, the last short), and
+  // [257, 64] x [64, 256] in four, the last of 65 rows: a tile of one row would go through MLAS's one-row path, whose
+  // sums round otherwise.
   for (const [m, k, n] of [
     [67, 131, 45],
     [300, 64, 256],
+    [257, 64, 256],
   ])
     for (const [tA, tB] of [
       [false, false],
