@@ -361,7 +361,7 @@ export function registerExperiment(program: Command, setExit: (code: number) => 
     program
       .command('demo')
       .description(
-        `the whole experiment on the default procedural world with the shipped world encoder (${DEMO_EPOCHS} epochs, about 6 minutes on 2 cores); each arm at its world-tuned rate (${ratesText(WORLD_ARM_LR)}): --arm-lr changes single arms, --lr sets one rate for all`,
+        `the whole experiment on the default procedural world with the shipped world encoder (${DEMO_EPOCHS} epochs, about 5-7 minutes on 2 cores); each arm at its world-tuned rate (${ratesText(WORLD_ARM_LR)}): --arm-lr changes single arms, --lr sets one rate for all`,
       )
       .option('--world <dir>', 'where the default world lives (generated when absent)'),
     { epochs: DEMO_EPOCHS, lr: `each arm's world-tuned rate, ${ratesText(WORLD_ARM_LR)}` },
