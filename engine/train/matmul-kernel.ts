@@ -71,7 +71,7 @@ function mlas(heap: HeapBackend, { a, b, transposeA, transposeB }: Product): tf.
   // in the same order, so the bits do not depend on the tiling, except through a tile of one row, which MLAS computes
   // on its one-row path (other sums): a last row left alone joins the tile before it.
   const tile = transposeA || k > TILE_MAX_K ? m : Math.max(MIN_TILE_ROWS, Math.floor(TILE_BYTES / (4 * n)));
-  for (let r = 0, rows = 0; r < m; r += rows) {
+  for (let r = 0, rows: number; r < m; r += rows) {
     rows = m - r === tile + 1 ? tile + 1 : Math.min(tile, m - r);
     s.run(
       {
