@@ -34,10 +34,10 @@ function session(transA: boolean, transB: boolean): Binding.InferenceSession {
 
 // onnxruntime-node's run also returns every output copied into a new ArrayBuffer, which this kernel drops. A copy
 // past glibc's mmap threshold (128 KB) is a fresh mapping each call: ~1,200 page faults for a [4741, 256] output
-// (12-15 ms of a 2-ms product on a 2-core VM) and external memory that drives V8's GC. So on short inner dimensions,
-// where the copy is a large share of the product (2k flops an element of C), C is written in row tiles of about
-// TILE_BYTES, whose copies come from malloc's heap and stay in cache (the cpu preset's steps: ~4% less CPU). Past
-// TILE_MAX_K, more calls cost more than they save (MLAS packs B once per call: minilm-33m's steps were 5% slower).
+// (12-15 ms beside a 2-ms product on a 2-core VM). So on short inner dimensions, where the copy is a large share of the
+// product (2k flops an element of C), C is written in row tiles of about TILE_BYTES, whose copies come from malloc's
+// heap (a cpu-preset arm's 14 steps: 8.30 -> 8.01 CPU s, docs/reference.md#engines). Past TILE_MAX_K, more calls cost
+// more than they save (MLAS packs B once per call: minilm-33m's steps were 5% slower).
 const TILE_BYTES = 64 * 1024,
   MIN_TILE_ROWS = 64,
   TILE_MAX_K = 256;
