@@ -5,7 +5,7 @@
 //   heap-kernels.c with the loops' bits. On wasm the tf path costs ~0.8 s of a 1.7 s CPU-preset step (5-D transposes,
 //   and batched/transposed matMuls that fall to a scalar loop at ~0.3 GFLOP/s).
 import * as tf from '@tensorflow/tfjs';
-import { doublesAt, heapAlloc, heapKernels, offsetOf } from './heap-kernels-wasm';
+import { type Blocks, doublesAt, heapAlloc, heapKernels, offsetOf } from './heap-kernels-wasm';
 import { type HeapBackend, wasmHeap, written } from './wasm-heap';
 
 // Packed sequences (no padding): sequence b is token rows offsets[b] .. offsets[b] + lengths[b] − 1.
@@ -278,14 +278,15 @@ function attentionWasm(qkv: tf.Tensor2D, s: AttentionShape, b: HeapBackend): tf.
   const scratch = () => {
     const at = heapAlloc(b, 8 * B + 8 * P + 8 * dh * Math.max(...lengths));
     new Int32Array(b.wasm.asm.memory.buffer, at, 2 * B).set([...offsets, ...lengths]);
-    return { off: at, len: at + 4 * B, blocks: at + 8 * B, products: at + 8 * B + 8 * P, free: () => b.wasm._free(at) };
+    const layout: Blocks = [dh, H, at, at + 4 * B, B, +causal];
+    return { layout, blocks: at + 8 * B, products: at + 8 * B + 8 * P, free: () => b.wasm._free(at) };
   };
   const op = tf.customGrad(((x: tf.Tensor, save: tf.GradSaveFunc) => {
     const out = b.makeOutput([N, d], 'float32');
     const probs = tf.engine().makeTensorFromTensorInfo(b.makeOutput([P], 'float32'));
     const m = scratch();
     const xo = offsetOf(b, x);
-    k.blockDots(xo, 3 * d, 0, xo, 3 * d, d, dh, H, m.off, m.len, B, +causal, m.blocks, m.products); // q·kᵀ
+    k.blockDots(xo, 3 * d, 0, xo, 3 * d, d, ...m.layout, m.blocks, m.products); // q·kᵀ
     const w = doublesAt(b, m.blocks, P),
       p = b.typedArrayFromHeap(probs) as Float32Array;
     forEachRow(s, po, (r, kmax, n) => {
@@ -300,7 +301,7 @@ function attentionWasm(qkv: tf.Tensor2D, s: AttentionShape, b: HeapBackend): tf.
       for (let j = 0; j < kmax; j++) w[r + j] = p[r + j] /= sum;
       p.fill(0, r + kmax, r + n);
     });
-    k.blockWeightedSums(m.blocks, 0, 0, xo, 3 * d, 2 * d, offsetOf(b, out), d, 0, dh, H, m.off, m.len, B, +causal); // ·v
+    k.blockWeightedSums(m.blocks, 0, 0, xo, 3 * d, 2 * d, offsetOf(b, out), d, 0, ...m.layout); // ·v
     m.free();
     save([x, probs]);
     return {
@@ -309,7 +310,7 @@ function attentionWasm(qkv: tf.Tensor2D, s: AttentionShape, b: HeapBackend): tf.
         const g = b.makeOutput([N, 3 * d], 'float32');
         const m = scratch();
         const [xo, dyo, po32] = [offsetOf(b, xs), offsetOf(b, dy), offsetOf(b, ps)];
-        k.blockDots(dyo, d, 0, xo, 3 * d, 2 * d, dh, H, m.off, m.len, B, +causal, m.blocks, m.products); // dP = dO·vᵀ
+        k.blockDots(dyo, d, 0, xo, 3 * d, 2 * d, ...m.layout, m.blocks, m.products); // dP = dO·vᵀ
         const ds = doublesAt(b, m.blocks, P),
           p = b.typedArrayFromHeap(ps) as Float32Array;
         forEachRow(s, po, (r, kmax) => {
@@ -323,7 +324,7 @@ function attentionWasm(qkv: tf.Tensor2D, s: AttentionShape, b: HeapBackend): tf.
         });
         const go = offsetOf(b, g);
         const sums = (wd: number, wf: number, transposed: number, z: number, zs: number, zo: number, oo: number) =>
-          k.blockWeightedSums(wd, wf, transposed, z, zs, zo, go, 3 * d, oo, dh, H, m.off, m.len, B, +causal);
+          k.blockWeightedSums(wd, wf, transposed, z, zs, zo, go, 3 * d, oo, ...m.layout);
         sums(m.blocks, 0, 0, xo, 3 * d, d, 0); // dQ = dS·K
         sums(0, po32, 1, dyo, d, 0, 2 * d); // dV = Pᵀ·dO
         sums(m.blocks, 0, 1, xo, 3 * d, 0, d); // dK = dSᵀ·Q
