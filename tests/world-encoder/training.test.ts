@@ -47,7 +47,7 @@ const recipe: ImageJepaRecipe = {
 
 beforeAll(async () => {
   await initBackend('wasm');
-  images = await worldImages(1, 16, 32);
+  images = worldImages(1, 16, 32);
 });
 
 async function run(r: ImageJepaRecipe): Promise<{ onnx: Uint8Array; steps: ImageStep[] }> {

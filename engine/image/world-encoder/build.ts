@@ -51,7 +51,7 @@ export async function buildVit(
   const scenes =
     w.renders || w.objectRenders ? drawScenes(w.seed, w.scenes).map((state, index) => ({ index, state })) : [];
   const pool = w.renders ? renderPool(w.seed, w.imageSize, scenes, w.renders) : null;
-  const images = await sceneImages(w, pool);
+  const images = sceneImages(w, pool);
   const objects = w.objectRenders ? objectPool(w.seed, w.imageSize, scenes, w.objectRenders, w.objectKeep) : undefined;
   const o = recipe.jepa.objects;
   const views =

@@ -190,13 +190,7 @@ async function joinMembers(
   }
   const weights = members.map((m) => m.weights);
   const base = buildVitOnnx(cfg, weights);
-  const { bytes, eigenvalues, parity } = await withHeadOn(
-    base,
-    shape,
-    weights,
-    await firstSceneImages(recipe.world),
-    pooler,
-  );
+  const { bytes, eigenvalues, parity } = await withHeadOn(base, shape, weights, firstSceneImages(recipe.world), pooler);
   log(
     `pooler: ${describePooler(pooler)} over ${members.length} members' tokens, fitted in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
   );
@@ -295,7 +289,7 @@ export async function repoolWorldEncoder(
     bytes: out,
     eigenvalues,
     parity,
-  } = await withHeadOn(base, shape, weights, await firstSceneImages(manifest.recipe.world), pooler);
+  } = await withHeadOn(base, shape, weights, firstSceneImages(manifest.recipe.world), pooler);
   const { file: _file, probe: _probe, sha256: _sha256, bytes: _bytes, ...rest } = manifest;
   return built(out, {
     ...rest,

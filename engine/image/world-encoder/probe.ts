@@ -68,7 +68,7 @@ export async function probeWorldEncoder(
     // the random-init ViT gets its own pooler (and stem statistics), fitted the same way: the comparison is of the trained weights
     const seen =
       recipe.pooler || shape.stem
-        ? await worldImages(recipe.world.seed, recipe.pooler?.scenes ?? 1000, recipe.world.imageSize)
+        ? worldImages(recipe.world.seed, recipe.pooler?.scenes ?? 1000, recipe.world.imageSize)
         : null;
     if (shape.stem && seen) for (const p of rnd) await calibrateStemOn(shape.stem, p, seen);
     const params = recipe.members ? rnd : rnd[0];
