@@ -1,6 +1,7 @@
 // Which tfjs backend trains: tfjs-node-gpu > WebGPU on a real GPU adapter > tfjs-node > wasm (SIMD), picked at run
 // time, plus the fixes the wasm backend needs to train a transformer at usable speed (measured:
 // docs/reference.md#engines).
+import { createRequire } from 'node:module';
 import * as tf from '@tensorflow/tfjs';
 import { BACKENDS, type BackendChoice } from '../../shared/train';
 import { type GpuAdapter, describeAdapter } from '../../shared/gpu';
@@ -79,7 +80,9 @@ export async function initBackend(
     registerSegmentSum('cpu');
     return (chosen = { name: 'cpu', package: '@tensorflow/tfjs', threads: 1 });
   }
-  await import('@tensorflow/tfjs-backend-wasm');
+  // registers the backend; required, not imported: Node's import of a CommonJS package first scans it for export
+  // names, ~50 ms of this 0.4-MB one at every wasm process's start
+  createRequire(import.meta.url)('@tensorflow/tfjs-backend-wasm');
   if (!(await tf.setBackend('wasm'))) throw new Error('tfjs wasm backend failed to initialise');
   registerSegmentSum('wasm');
   registerWasmKernels();

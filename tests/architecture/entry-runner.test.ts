@@ -1,6 +1,7 @@
 // bin/entry.js, which starts `prh` and every engine process from one bundle of its sources: on a small project of its
 // own (a copy of the runner beside an entry and its modules), the entry sees the argv and import.meta it has under tsx;
-// an edited source is built again, even at the same size, and a build a source was saved during is not kept; stack
+// an edited source is built again, even at the same size, and so is every entry when the runner changed; a build a
+// source was saved during is not kept; tfjs and onnxruntime-node load through require; stack
 // traces name the .ts lines; where the bundle cannot be built (a syntax error, no .cache folder) the entry runs under
 // tsx, whose error names the file; a build leaves no esbuild process behind.
 import { spawnSync } from 'node:child_process';
@@ -8,6 +9,7 @@ import {
   copyFileSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   symlinkSync,
@@ -29,7 +31,7 @@ copyFileSync(join(root, 'bin', 'entry.js'), join(project, 'bin', 'entry.js'));
 symlinkSync(join(root, 'node_modules'), join(project, 'node_modules'));
 writeFileSync(join(project, 'package.json'), '{ "type": "module" }\n');
 writeFileSync(join(project, 'tsconfig.json'), '{ "compilerOptions": { "target": "ES2022", "strict": true } }\n');
-for (const f of ['main.ts', 'lazy.ts', 'word.ts'])
+for (const f of ['main.ts', 'lazy.ts', 'word.ts', 'packages.ts'])
   copyFileSync(join(import.meta.dirname, 'fixtures', 'entry-app', f), join(app, f));
 const setWord = (word: string, mtime: Date) => {
   writeFileSync(join(app, 'word.ts'), `export const word: string = '${word}';\n`);
@@ -68,6 +70,34 @@ describe('bin/entry.js', () => {
     setWord('six', new Date(2026, 0, 2));
     expect(output(run())).toMatchObject({ word: 'six' });
     expect(buildDir()).not.toBe(before);
+  });
+
+  it('builds again when bin/entry.js changed, and when its record is from before bin/entry.js was one of its inputs', () => {
+    const runner = join(project, 'bin', 'entry.js');
+    const before = buildDir();
+    writeFileSync(runner, `${readFileSync(runner, 'utf8')}// another version of the runner\n`);
+    expect(output(run())).toMatchObject({ word: 'six' });
+    const after = buildDir();
+    expect(after).not.toBe(before);
+    const older = JSON.parse(readFileSync(record, 'utf8')) as { inputs: Record<string, unknown> };
+    delete older.inputs['bin/entry.js'];
+    writeFileSync(record, JSON.stringify(older));
+    expect(output(run())).toMatchObject({ word: 'six' });
+    expect(buildDir()).not.toBe(after);
+  });
+
+  it('loads tfjs and onnxruntime-node through require where a module imports them, and keeps a dynamic import', () => {
+    const r = run('tf');
+    expect(r.status, r.stderr).toBe(0);
+    expect(output(r).packages).toEqual({ sum: 6, ort: 'function', dynamic: 'function' });
+    const dir = join(project, '.cache', 'entries', buildDir());
+    const code = readdirSync(dir)
+      .filter((f) => f.endsWith('.js'))
+      .map((f) => readFileSync(join(dir, f), 'utf8'))
+      .join('\n');
+    expect(code).toContain('require("@tensorflow/tfjs")');
+    expect(code).not.toMatch(/from "(@tensorflow\/tfjs|onnxruntime-node)"/);
+    expect(code).toContain('import("onnxruntime-node")');
   });
 
   it('does not record a build that a source may have changed under (saved after the build began)', () => {
