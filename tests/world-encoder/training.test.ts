@@ -3,10 +3,14 @@
 // (LeJEPA or InfoNCE; objects kept whole, or their shape only; trained alone for the first steps, or not; drawn
 // uniformly or of distinct kinds), with its loss curve (the mean of each window of steps) in the manifest; an ensemble of
 // such builds.
-import { cpus } from 'node:os';
+import { mkdtempSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createCanvas, loadImage } from '@napi-rs/canvas';
 import * as tf from '@tensorflow/tfjs';
 import * as ort from 'onnxruntime-node';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { generateWorld, readDataset } from '../../engine/data';
 import { exportVitOnnx, type ViTShape } from '../../engine/models';
 import {
   initBackend,
@@ -72,6 +76,18 @@ describe('image JEPA training', () => {
 });
 
 describe('world encoder build', () => {
+  it("trains on the world's own images: worldImages is its PNGs decoded, [0, 1] CHW", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'prh-world-images-'));
+    generateWorld(dir, { seed: 1, splits: { train: 16, val: 0, test: 0 }, imageSize: 32 });
+    const { images: rows } = readDataset(dir);
+    const ctx = createCanvas(32, 32).getContext('2d');
+    for (const [i, row] of rows.entries()) {
+      ctx.drawImage(await loadImage(join(dir, 'images', row.file!)), 0, 0);
+      const px = ctx.getImageData(0, 0, 32, 32).data; // [32, 32, 4] RGBA
+      const chw = Float32Array.from({ length: 3 * 32 * 32 }, (_, j) => px[4 * (j % 1024) + Math.floor(j / 1024)] / 255);
+      expect(images.data.subarray(i * chw.length, (i + 1) * chw.length)).toEqual(chw);
+    }
+  });
   const world: WorldEncoderRecipe = { world: { seed: 1, scenes: 16, imageSize: 32 }, jepa: { ...recipe, steps: 3 } };
   it('is deterministic with good image views (renders of each scene state) and the whitened pooler, and they are not the crop views', async () => {
     const good = { ...world, world: { ...world.world, renders: 3 }, pooler: { grid: 2, dims: 8, scenes: 16 } };
