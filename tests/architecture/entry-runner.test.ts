@@ -86,10 +86,10 @@ describe('bin/entry.js', () => {
     expect(buildDir()).not.toBe(after);
   });
 
-  it('loads tfjs and onnxruntime-node through require where a module imports them, and keeps a dynamic import', () => {
+  it("loads tfjs and onnxruntime-node through require where a module imports them; a dynamic import and a source's own require stay", () => {
     const r = run('tf');
     expect(r.status, r.stderr).toBe(0);
-    expect(output(r).packages).toEqual({ sum: 6, ort: 'function', dynamic: 'function' });
+    expect(output(r).packages).toEqual({ sum: 6, ort: 'function', dynamic: 'function', own: 'function' });
     const dir = join(project, '.cache', 'entries', buildDir());
     const code = readdirSync(dir)
       .filter((f) => f.endsWith('.js'))
