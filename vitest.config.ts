@@ -24,7 +24,8 @@ export const SUITES = {
 
 // The engine's sources and the tests load tfjs and onnxruntime-node as `prh`'s processes do (bin/entry.js): through
 // require, which skips Node's scan of a CommonJS package (and each package it re-exports) for export names on import,
-// ~0.35 s of CPU in every test file that loads tfjs. The import line becomes one line, so line numbers stay.
+// ~0.35 s of CPU in every test file that loads tfjs. The import line becomes one line, so line numbers stay; it is
+// matched as esbuild writes it, and a line written otherwise stays an import (slower, the same module).
 const requirePackages: Plugin = {
   name: 'require-packages',
   enforce: 'post', // on esbuild's JavaScript, before Vite rewrites the imports
