@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { defineConfig, type Plugin } from 'vitest/config';
+import { REQUIRED_PACKAGES } from './bin/entry.js';
 import { chromiumLoaderDir } from './tests/gpu/swiftshader.ts';
 import SuitesInOrder from './tests/sequencer.ts';
 
@@ -26,6 +27,7 @@ export const SUITES = {
 // require, which skips Node's scan of a CommonJS package (and each package it re-exports) for export names on import,
 // ~0.35 s of CPU in every test file that loads tfjs. The import line becomes one line, so line numbers stay; it is
 // matched as esbuild writes it, and a line written otherwise stays an import (slower, the same module).
+const PACKAGE_IMPORT = new RegExp(`^import \\* as (\\w+) from "(${REQUIRED_PACKAGES.join('|')})";$`, 'gm');
 const requirePackages: Plugin = {
   name: 'require-packages',
   enforce: 'post', // on esbuild's JavaScript, before Vite rewrites the imports
@@ -33,7 +35,7 @@ const requirePackages: Plugin = {
     if (id.includes('/node_modules/')) return null;
     let n = 0;
     const out = code.replace(
-      /^import \* as (\w+) from "(@tensorflow\/tfjs|onnxruntime-node)";$/gm,
+      PACKAGE_IMPORT,
       (_, name: string, pkg: string) =>
         `import { createRequire as __require${++n} } from "node:module"; const ${name} = __require${n}(import.meta.url)("${pkg}");`,
     );

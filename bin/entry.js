@@ -64,7 +64,8 @@ const sourceMeta = {
 // import of one becomes a CommonJS module of the bundle whose require is Node's own (the banner's); a dynamic import
 // stays Node's, whose namespace has the names the scan finds (esbuild's split chunk of a CommonJS module has a default
 // export only).
-const REQUIRED = /^(@tensorflow\/tfjs|onnxruntime-node)$/;
+export const REQUIRED_PACKAGES = ['@tensorflow/tfjs', 'onnxruntime-node']; // vitest.config.ts loads them so too
+const REQUIRED = new RegExp(`^(${REQUIRED_PACKAGES.join('|')})$`);
 const requirePackages = {
   name: 'require-packages',
   setup(build) {
